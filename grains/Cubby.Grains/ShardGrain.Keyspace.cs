@@ -1,0 +1,40 @@
+namespace Cubby.Grains;
+
+internal sealed partial class ShardGrain
+{
+    /// <summary>Gives every live key to <paramref name="sink"/> in one turn, so the set is a consistent snapshot.</summary>
+    public void VisitKeys<TSink>(ref TSink sink)
+        where TSink : IKeySink, allows ref struct
+    {
+        lock (_turn)
+        {
+            var now = Now();
+
+            // Backwards, so a removal (which moves the last entry into the hole) never skips an unvisited entry.
+            for (var index = _store.Count - 1; index >= 0; index--)
+            {
+                if (_store.MetadataAt(index).IsExpiredAt(now))
+                {
+                    RemoveEntry(index);
+                    _expired++;
+                }
+                else
+                {
+                    sink.Add(_store.KeyAt(index));
+                }
+            }
+        }
+    }
+
+    /// <summary>Removes every entry; returns how many there were.</summary>
+    public int Clear()
+    {
+        lock (_turn)
+        {
+            var count = _store.Count;
+            _budget.Release(_store.UsedBytes);
+            _store.Clear();
+            return count;
+        }
+    }
+}

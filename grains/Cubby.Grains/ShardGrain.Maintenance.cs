@@ -1,0 +1,103 @@
+namespace Cubby.Grains;
+
+internal sealed partial class ShardGrain
+{
+    /// <summary>
+    /// One step of active expiry: looks at up to <paramref name="samples"/> random entries and removes the expired ones.
+    /// </summary>
+    /// <returns>How many were removed, and how many of the sampled entries had an expiry at all.</returns>
+    public (int Removed, int WithExpiry) RemoveExpiredSample(int samples)
+    {
+        lock (_turn)
+        {
+            var now = Now();
+            var removed = 0;
+            var withExpiry = 0;
+            for (var i = 0; i < samples && _store.Count > 0; i++)
+            {
+                var index = Random.Shared.Next(_store.Count);
+                ref var metadata = ref _store.MetadataAt(index);
+                if (!metadata.HasExpiry)
+                {
+                    continue;
+                }
+
+                withExpiry++;
+                if (metadata.IsExpiredAt(now))
+                {
+                    RemoveEntry(index);
+                    removed++;
+                }
+            }
+
+            _expired += removed;
+            return (removed, withExpiry);
+        }
+    }
+
+    /// <summary>The full sweep: removes every expired entry. Returns how many.</summary>
+    public int RemoveAllExpired()
+    {
+        lock (_turn)
+        {
+            var now = Now();
+            var removed = 0;
+            for (var index = _store.Count - 1; index >= 0; index--)
+            {
+                if (_store.MetadataAt(index).IsExpiredAt(now))
+                {
+                    RemoveEntry(index);
+                    removed++;
+                }
+            }
+
+            _expired += removed;
+            return removed;
+        }
+    }
+
+    /// <summary>
+    /// Frees memory by removing one entry chosen from <paramref name="samples"/> random ones: an expired entry if the
+    /// sample has one, else the least recently used (approximate LRU, as Redis samples). Returns the bytes freed.
+    /// </summary>
+    public long EvictOne(int samples)
+    {
+        lock (_turn)
+        {
+            if (_store.Count == 0)
+            {
+                return 0;
+            }
+
+            var now = Now();
+            var victim = -1;
+            var oldest = uint.MaxValue;
+            for (var i = 0; i < samples; i++)
+            {
+                var index = Random.Shared.Next(_store.Count);
+                ref var metadata = ref _store.MetadataAt(index);
+                if (metadata.IsExpiredAt(now))
+                {
+                    victim = index;
+                    _expired++;
+                    break;
+                }
+
+                if (metadata.LastAccess <= oldest)
+                {
+                    oldest = metadata.LastAccess;
+                    victim = index;
+                }
+            }
+
+            var before = _store.UsedBytes;
+            if (!_store.MetadataAt(victim).IsExpiredAt(now))
+            {
+                _evicted++;
+            }
+
+            RemoveEntry(victim);
+            return before - _store.UsedBytes;
+        }
+    }
+}

@@ -1,0 +1,74 @@
+using Cubby.Grains.Storage;
+
+namespace Cubby.Grains;
+
+internal sealed partial class ShardGrain
+{
+    /// <summary>Reads a live entry, renewing its sliding expiry first when <paramref name="slide"/> is set.</summary>
+    public bool Read<TReader>(ReadOnlySpan<byte> key, bool slide, ref TReader reader)
+        where TReader : IEntryReader, allows ref struct
+    {
+        lock (_turn)
+        {
+            var now = Now();
+            var index = FindLive(key, now);
+            if (index < 0)
+            {
+                return false;
+            }
+
+            ref var metadata = ref Touch(index, now, slide);
+            reader.Read(_store.ValueAt(index), metadata, now);
+            return true;
+        }
+    }
+
+    /// <summary>Renews a sliding expiry without reading the value; false when the entry is absent.</summary>
+    public bool Refresh(ReadOnlySpan<byte> key)
+    {
+        lock (_turn)
+        {
+            var now = Now();
+            var index = FindLive(key, now);
+            if (index < 0)
+            {
+                return false;
+            }
+
+            Touch(index, now, slide: true);
+            return true;
+        }
+    }
+
+    public bool Exists(ReadOnlySpan<byte> key)
+    {
+        lock (_turn)
+        {
+            return FindLive(key, Now()) >= 0;
+        }
+    }
+
+    /// <summary>The entry's metadata without touching it (TTL, EXPIRETIME).</summary>
+    public bool TryGetMetadata(ReadOnlySpan<byte> key, out EntryMetadata metadata, out long now)
+    {
+        lock (_turn)
+        {
+            now = Now();
+            var index = FindLive(key, now);
+            metadata = index >= 0 ? _store.MetadataAt(index) : default;
+            return index >= 0;
+        }
+    }
+
+    private ref EntryMetadata Touch(int index, long now, bool slide)
+    {
+        ref var metadata = ref _store.MetadataAt(index);
+        metadata.LastAccess = EntryMetadata.Clock(now);
+        if (slide)
+        {
+            metadata.Slide(now);
+        }
+
+        return ref metadata;
+    }
+}

@@ -1,0 +1,144 @@
+using System.Buffers;
+using Cubby.Grains.Storage;
+using Cubby.Text;
+
+namespace Cubby.Grains;
+
+internal sealed partial class ShardGrain
+{
+    /// <summary>Adds <paramref name="delta"/> to an integer value (INCR family); an absent entry counts as 0. Keeps the expiry.</summary>
+    public UpdateStatus IncrementBy(ReadOnlySpan<byte> key, long delta, out long result)
+    {
+        lock (_turn)
+        {
+            result = 0;
+            var now = Now();
+            var index = FindLive(key, now);
+            long current = 0;
+            if (index >= 0 && !RedisNumber.TryParseInt64(_store.ValueAt(index), out current))
+            {
+                return UpdateStatus.NotInteger;
+            }
+
+            if ((delta > 0 && current > long.MaxValue - delta) || (delta < 0 && current < long.MinValue - delta))
+            {
+                return UpdateStatus.Overflow;
+            }
+
+            result = current + delta;
+            Span<byte> text = stackalloc byte[RedisNumber.MaxInt64Length];
+            return WriteValue(key, index, text[..RedisNumber.FormatInt64(result, text)], now);
+        }
+    }
+
+    /// <summary>Adds a float to a numeric value (INCRBYFLOAT); an absent entry counts as 0. Keeps the expiry.</summary>
+    public UpdateStatus IncrementByFloat(ReadOnlySpan<byte> key, double delta, out double result)
+    {
+        lock (_turn)
+        {
+            result = 0;
+            var now = Now();
+            var index = FindLive(key, now);
+            double current = 0;
+            if (index >= 0 && !RedisNumber.TryParseDouble(_store.ValueAt(index), out current))
+            {
+                return UpdateStatus.NotFloat;
+            }
+
+            result = current + delta;
+            if (!double.IsFinite(result))
+            {
+                return UpdateStatus.NotFinite;
+            }
+
+            Span<byte> text = stackalloc byte[RedisNumber.MaxDoubleLength];
+            return WriteValue(key, index, text[..RedisNumber.FormatDouble(result, text)], now);
+        }
+    }
+
+    /// <summary>Appends to a value, creating it when absent (APPEND). Keeps the expiry.</summary>
+    public UpdateStatus Append(ReadOnlySpan<byte> key, ReadOnlySpan<byte> suffix, out long length)
+    {
+        lock (_turn)
+        {
+            var now = Now();
+            var index = FindLive(key, now);
+            var current = index >= 0 ? _store.ValueAt(index) : default;
+            length = (long)current.Length + suffix.Length;
+            if (length > _maxValueBytes)
+            {
+                return UpdateStatus.TooLarge;
+            }
+
+            return Compose(key, index, current, current.Length, suffix, now);
+        }
+    }
+
+    /// <summary>Overwrites part of a value at <paramref name="offset"/>, padding with zero bytes (SETRANGE).</summary>
+    public UpdateStatus SetRange(ReadOnlySpan<byte> key, long offset, ReadOnlySpan<byte> patch, out long length)
+    {
+        lock (_turn)
+        {
+            var now = Now();
+            var index = FindLive(key, now);
+            var current = index >= 0 ? _store.ValueAt(index) : default;
+            length = current.Length;
+            if (patch.IsEmpty)
+            {
+                return UpdateStatus.Ok;
+            }
+
+            var needed = offset + patch.Length;
+            if (needed > _maxValueBytes)
+            {
+                return UpdateStatus.TooLarge;
+            }
+
+            length = Math.Max(current.Length, needed);
+            return Compose(key, index, current, (int)offset, patch, now);
+        }
+    }
+
+    /// <summary>Writes current[..offset] (zero-padded), then <paramref name="patch"/>, then the rest of current.</summary>
+    private UpdateStatus Compose(ReadOnlySpan<byte> key, int index, ReadOnlySpan<byte> current, int offset, ReadOnlySpan<byte> patch, long now)
+    {
+        var length = Math.Max(current.Length, offset + patch.Length);
+        var buffer = ArrayPool<byte>.Shared.Rent(length);
+        try
+        {
+            var composed = buffer.AsSpan(0, length);
+            composed.Clear();
+            current.CopyTo(composed);
+            patch.CopyTo(composed[offset..]);
+            return WriteValue(key, index, composed, now);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+
+    /// <summary>Stores a new value for a key, keeping the entry's metadata when it exists.</summary>
+    private UpdateStatus WriteValue(ReadOnlySpan<byte> key, int index, ReadOnlySpan<byte> value, long now)
+    {
+        if (index >= 0)
+        {
+            if (!_budget.TryCharge((long)value.Length - _store.ValueAt(index).Length))
+            {
+                return UpdateStatus.OutOfMemory;
+            }
+
+            _store.ReplaceValue(index, value);
+            _store.MetadataAt(index).LastAccess = EntryMetadata.Clock(now);
+            return UpdateStatus.Ok;
+        }
+
+        if (!_budget.TryCharge(_store.SizeOf(key.Length, value.Length)))
+        {
+            return UpdateStatus.OutOfMemory;
+        }
+
+        _store.Add(key, value, EntryMetadata.Create(ExpirySpec.Never, 0, now));
+        return UpdateStatus.Ok;
+    }
+}

@@ -1,0 +1,101 @@
+using Cubby.Grains.Capacity;
+using Cubby.Grains.Storage;
+
+namespace Cubby.Grains;
+
+/// <summary>
+/// The grain that owns one slot's entries. Every public method is one turn: it runs under the grain's exclusive
+/// lock, so a read and its slide, a compare-and-set or an increment can never interleave with another call.
+/// Calls run on the caller's thread; there is no queue hop on the hot path.
+/// </summary>
+internal sealed partial class ShardGrain : IDisposable
+{
+    private readonly Lock _turn = new();
+    private readonly IEntryStore _store;
+    private readonly MemoryBudget _budget;
+    private readonly TimeProvider _time;
+    private readonly int _maxValueBytes;
+    private long _expired;
+    private long _evicted;
+
+    public ShardGrain(int slot, IEntryStore store, MemoryBudget budget, TimeProvider time, int maxValueBytes)
+    {
+        Slot = slot;
+        _store = store;
+        _budget = budget;
+        _time = time;
+        _maxValueBytes = maxValueBytes;
+    }
+
+    public int Slot { get; }
+
+    /// <summary>Entries held, including expired ones not yet collected.</summary>
+    public int Count
+    {
+        get
+        {
+            lock (_turn)
+            {
+                return _store.Count;
+            }
+        }
+    }
+
+    public long UsedBytes
+    {
+        get
+        {
+            lock (_turn)
+            {
+                return _store.UsedBytes;
+            }
+        }
+    }
+
+    /// <summary>Entries removed because they expired.</summary>
+    public long ExpiredCount => Volatile.Read(ref _expired);
+
+    /// <summary>Entries removed to stay within the memory budget.</summary>
+    public long EvictedCount => Volatile.Read(ref _evicted);
+
+    /// <summary>
+    /// Holds this grain's turn across several calls, for commands that must be atomic over several slots (MSETNX).
+    /// Turns are re-entrant on the holding thread. Callers take several grains in ascending slot order.
+    /// </summary>
+    public void EnterTurn() => _turn.Enter();
+
+    /// <summary>Releases a turn taken with <see cref="EnterTurn"/>.</summary>
+    public void ExitTurn() => _turn.Exit();
+
+    public void Dispose()
+    {
+        lock (_turn)
+        {
+            _budget.Release(_store.UsedBytes);
+            _store.Dispose();
+        }
+    }
+
+    private long Now() => _time.GetUtcNow().ToUnixTimeMilliseconds();
+
+    /// <summary>The index of a live entry; an expired one is removed on the way (lazy expiry).</summary>
+    private int FindLive(ReadOnlySpan<byte> key, long now)
+    {
+        var index = _store.IndexOf(key);
+        if (index >= 0 && _store.MetadataAt(index).IsExpiredAt(now))
+        {
+            RemoveEntry(index);
+            _expired++;
+            return -1;
+        }
+
+        return index;
+    }
+
+    private void RemoveEntry(int index)
+    {
+        var bytes = _store.SizeOf(_store.KeyAt(index).Length, _store.ValueAt(index).Length);
+        _store.RemoveAt(index);
+        _budget.Release(bytes);
+    }
+}

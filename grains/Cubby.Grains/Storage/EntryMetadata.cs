@@ -1,0 +1,67 @@
+namespace Cubby.Grains.Storage;
+
+/// <summary>
+/// Everything a store keeps about an entry besides its key and value. Times are Unix milliseconds; 0 means "none".
+/// </summary>
+internal struct EntryMetadata
+{
+    /// <summary>When the entry expires (already capped by <see cref="AbsoluteDeadline"/>), or 0 for never.</summary>
+    public long ExpiresAt;
+
+    /// <summary>The sliding window renewed by reads, or 0 when the entry does not slide.</summary>
+    public long SlidingWindow;
+
+    /// <summary>The latest moment a sliding entry may live to, or 0 for no cap.</summary>
+    public long AbsoluteDeadline;
+
+    /// <summary>Flags the writer attached (see <see cref="CacheEntryFlags"/>).</summary>
+    public uint Flags;
+
+    /// <summary>Coarse last-access clock (seconds) for approximate LRU eviction.</summary>
+    public uint LastAccess;
+
+    public readonly bool HasExpiry => ExpiresAt != 0;
+
+    public readonly bool IsExpiredAt(long now) => ExpiresAt != 0 && ExpiresAt <= now;
+
+    /// <summary>Milliseconds left to live, or -1 when the entry never expires.</summary>
+    public readonly long TimeToLive(long now) => ExpiresAt == 0 ? -1 : Math.Max(0, ExpiresAt - now);
+
+    /// <summary>Renews a sliding window from <paramref name="now"/>, never past the absolute deadline.</summary>
+    public void Slide(long now)
+    {
+        if (SlidingWindow != 0)
+        {
+            ExpiresAt = Cap(now + SlidingWindow, AbsoluteDeadline);
+        }
+    }
+
+    /// <summary>Replaces every expiry setting with a plain absolute one (as Redis EXPIRE does).</summary>
+    public void SetAbsolute(long expiresAt)
+    {
+        ExpiresAt = expiresAt;
+        SlidingWindow = 0;
+        AbsoluteDeadline = 0;
+    }
+
+    public static EntryMetadata Create(in ExpirySpec expiry, uint flags, long now)
+    {
+        var metadata = new EntryMetadata { Flags = flags, LastAccess = Clock(now) };
+        if (expiry.SlidingWindow > 0)
+        {
+            metadata.SlidingWindow = expiry.SlidingWindow;
+            metadata.AbsoluteDeadline = expiry.ExpiresAt;
+            metadata.ExpiresAt = Cap(now + expiry.SlidingWindow, expiry.ExpiresAt);
+        }
+        else
+        {
+            metadata.ExpiresAt = expiry.ExpiresAt;
+        }
+
+        return metadata;
+    }
+
+    public static uint Clock(long now) => (uint)(now / 1000);
+
+    private static long Cap(long expiresAt, long deadline) => deadline != 0 && deadline < expiresAt ? deadline : expiresAt;
+}

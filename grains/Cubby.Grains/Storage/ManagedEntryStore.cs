@@ -1,0 +1,119 @@
+namespace Cubby.Grains.Storage;
+
+/// <summary>
+/// An entry store on managed arrays: a dictionary from key to dense index, and the entries in one array of structs.
+/// Same-length overwrites reuse the value's array, so a steady SET load of fixed-size values allocates nothing.
+/// </summary>
+internal sealed class ManagedEntryStore : IEntryStore
+{
+    /// <summary>Approximate managed overhead per entry: two array headers, the dictionary slot and the entry struct.</summary>
+    private const int EntryOverhead = 2 * 24 + 24 + 48;
+
+    private readonly Dictionary<byte[], int> _index = new(ByteKeyComparer.Instance);
+    private readonly Dictionary<byte[], int>.AlternateLookup<ReadOnlySpan<byte>> _lookup;
+    private Entry[] _entries = [];
+    private int _count;
+
+    public ManagedEntryStore()
+    {
+        _lookup = _index.GetAlternateLookup<ReadOnlySpan<byte>>();
+    }
+
+    public int Count => _count;
+
+    public long UsedBytes { get; private set; }
+
+    public int IndexOf(ReadOnlySpan<byte> key) => _lookup.TryGetValue(key, out var index) ? index : -1;
+
+    public ReadOnlySpan<byte> KeyAt(int index) => EntryAt(index).Key;
+
+    public ReadOnlySpan<byte> ValueAt(int index) => EntryAt(index).Value;
+
+    public ref EntryMetadata MetadataAt(int index) => ref EntryAt(index).Metadata;
+
+    public int Add(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, in EntryMetadata metadata)
+    {
+        var keyBytes = key.ToArray();
+        if (!_index.TryAdd(keyBytes, _count))
+        {
+            throw new InvalidOperationException("The key is already in the store.");
+        }
+
+        if (_count == _entries.Length)
+        {
+            Array.Resize(ref _entries, Math.Max(4, _entries.Length * 2));
+        }
+
+        _entries[_count] = new Entry { Key = keyBytes, Value = value.ToArray(), Metadata = metadata };
+        UsedBytes += SizeOf(key.Length, value.Length);
+        return _count++;
+    }
+
+    public void ReplaceValue(int index, ReadOnlySpan<byte> value)
+    {
+        ref var entry = ref EntryAt(index);
+        UsedBytes += value.Length - entry.Value.Length;
+        if (entry.Value.Length == value.Length)
+        {
+            value.CopyTo(entry.Value);
+        }
+        else
+        {
+            entry.Value = value.ToArray();
+        }
+    }
+
+    public void RemoveAt(int index)
+    {
+        ref var entry = ref EntryAt(index);
+        _index.Remove(entry.Key);
+        UsedBytes -= SizeOf(entry.Key.Length, entry.Value.Length);
+        var last = --_count;
+        if (index != last)
+        {
+            entry = _entries[last];
+            _index[entry.Key] = index;
+        }
+
+        _entries[last] = default;
+        ShrinkIfSparse();
+    }
+
+    public void Clear()
+    {
+        _index.Clear();
+        _entries = [];
+        _count = 0;
+        UsedBytes = 0;
+    }
+
+    public long SizeOf(int keyLength, int valueLength) => (long)keyLength + valueLength + EntryOverhead;
+
+    public void Dispose() => Clear();
+
+    private ref Entry EntryAt(int index)
+    {
+        if ((uint)index >= (uint)_count)
+        {
+            throw new ArgumentOutOfRangeException(nameof(index));
+        }
+
+        return ref _entries[index];
+    }
+
+    private void ShrinkIfSparse()
+    {
+        if (_entries.Length > 64 && _count < _entries.Length / 4)
+        {
+            Array.Resize(ref _entries, _entries.Length / 2);
+            _index.TrimExcess();
+        }
+    }
+
+    private struct Entry
+    {
+        public byte[] Key;
+        public byte[] Value;
+        public EntryMetadata Metadata;
+    }
+}

@@ -1,0 +1,149 @@
+using System.Buffers.Text;
+using System.Globalization;
+using System.Text;
+
+namespace Cubby.Text;
+
+/// <summary>
+/// Numbers as Redis reads and writes them in arguments and string values: strict integers (no sign but '-', no
+/// leading zeros, no spaces) and floats in invariant notation. Nothing here allocates.
+/// </summary>
+public static class RedisNumber
+{
+    /// <summary>The longest text a 64-bit integer formats to.</summary>
+    public const int MaxInt64Length = 20;
+
+    /// <summary>Enough room for any double formatted by <see cref="FormatDouble"/>.</summary>
+    public const int MaxDoubleLength = 400;
+
+    /// <summary>Parses a strict 64-bit integer: "-?[1-9][0-9]*" or "0", within range.</summary>
+    /// <param name="text">The ASCII digits.</param>
+    /// <param name="value">The integer, when the text is one.</param>
+    /// <returns>True when <paramref name="text"/> is exactly one integer in range.</returns>
+    public static bool TryParseInt64(ReadOnlySpan<byte> text, out long value)
+    {
+        value = 0;
+        if (text.IsEmpty || text.Length > MaxInt64Length)
+        {
+            return false;
+        }
+
+        if (text is [(byte)'0'])
+        {
+            return true;
+        }
+
+        var negative = text[0] == '-';
+        var digits = negative ? text[1..] : text;
+        if (digits.IsEmpty || digits[0] is < (byte)'1' or > (byte)'9')
+        {
+            return false;
+        }
+
+        ulong magnitude = 0;
+        foreach (var c in digits)
+        {
+            var digit = (uint)(c - '0');
+            if (digit > 9 || magnitude > (ulong.MaxValue - digit) / 10)
+            {
+                return false;
+            }
+
+            magnitude = (magnitude * 10) + digit;
+        }
+
+        if (negative)
+        {
+            if (magnitude > (ulong)long.MaxValue + 1)
+            {
+                return false;
+            }
+
+            value = unchecked(-(long)magnitude);
+            return true;
+        }
+
+        if (magnitude > long.MaxValue)
+        {
+            return false;
+        }
+
+        value = (long)magnitude;
+        return true;
+    }
+
+    /// <summary>Parses a float as Redis accepts it: invariant notation, exponents, "inf"/"-inf"; no spaces, no NaN.</summary>
+    /// <param name="text">The ASCII text.</param>
+    /// <param name="value">The number, when the text is one.</param>
+    /// <returns>True when <paramref name="text"/> is exactly one float.</returns>
+    public static bool TryParseDouble(ReadOnlySpan<byte> text, out double value)
+    {
+        value = 0;
+        if (text.IsEmpty || text.Length > MaxDoubleLength || IsSpace(text[0]) || IsSpace(text[^1]))
+        {
+            return false;
+        }
+
+        Span<char> chars = stackalloc char[text.Length];
+        for (var i = 0; i < text.Length; i++)
+        {
+            chars[i] = (char)text[i];
+        }
+
+        if (chars.Equals("inf", StringComparison.OrdinalIgnoreCase) || chars.Equals("+inf", StringComparison.OrdinalIgnoreCase) || chars.Equals("infinity", StringComparison.OrdinalIgnoreCase))
+        {
+            value = double.PositiveInfinity;
+            return true;
+        }
+
+        if (chars.Equals("-inf", StringComparison.OrdinalIgnoreCase) || chars.Equals("-infinity", StringComparison.OrdinalIgnoreCase))
+        {
+            value = double.NegativeInfinity;
+            return true;
+        }
+
+        return double.TryParse(chars, NumberStyles.AllowLeadingSign | NumberStyles.AllowDecimalPoint | NumberStyles.AllowExponent, CultureInfo.InvariantCulture, out value)
+            && double.IsFinite(value);
+    }
+
+    /// <summary>Formats an integer as ASCII digits.</summary>
+    /// <param name="value">The integer.</param>
+    /// <param name="destination">At least <see cref="MaxInt64Length"/> bytes.</param>
+    /// <returns>The bytes written.</returns>
+    public static int FormatInt64(long value, Span<byte> destination)
+    {
+        if (!Utf8Formatter.TryFormat(value, destination, out var written))
+        {
+            throw new ArgumentException("The destination is too small for a 64-bit integer.", nameof(destination));
+        }
+
+        return written;
+    }
+
+    /// <summary>Formats a float the way INCRBYFLOAT shows it: shortest round-trip digits, never an exponent.</summary>
+    /// <param name="value">A finite number.</param>
+    /// <param name="destination">At least <see cref="MaxDoubleLength"/> bytes.</param>
+    /// <returns>The bytes written.</returns>
+    public static int FormatDouble(double value, Span<byte> destination)
+    {
+        Span<char> chars = stackalloc char[MaxDoubleLength];
+        if (!value.TryFormat(chars, out var length, "R", CultureInfo.InvariantCulture))
+        {
+            throw new ArgumentException("The destination is too small for a float.", nameof(destination));
+        }
+
+        if (chars[..length].ContainsAny('E', 'e'))
+        {
+            // Redis never prints an exponent for INCRBYFLOAT; expand to positional digits, trimming trailing zeros.
+            value.TryFormat(chars, out length, "F17", CultureInfo.InvariantCulture);
+            if (chars[..length].Contains('.'))
+            {
+                length = chars[..length].TrimEnd('0').TrimEnd('.').Length;
+            }
+        }
+
+        return Encoding.ASCII.GetBytes(chars[..length], destination);
+    }
+
+    private static bool IsSpace(byte c) => c is (byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n' or (byte)'\v' or (byte)'\f';
+}

@@ -1,0 +1,128 @@
+using System.Text;
+using Cubby.Silo.Protocol;
+using Cubby.Text;
+
+namespace Cubby.Silo.Commands;
+
+/// <summary>Reads command arguments; each Try method writes Redis's error reply itself when it returns false.</summary>
+internal static class Arguments
+{
+    /// <summary>Whether <paramref name="argument"/> is the ASCII keyword <paramref name="keyword"/>, ignoring case.</summary>
+    public static bool Is(ReadOnlySpan<byte> argument, string keyword)
+    {
+        if (argument.Length != keyword.Length)
+        {
+            return false;
+        }
+
+        for (var i = 0; i < argument.Length; i++)
+        {
+            if ((argument[i] | 0x20) != (keyword[i] | 0x20))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    public static bool TryInt64(ClientSession session, ReadOnlySpan<byte> argument, out long value)
+    {
+        if (RedisNumber.TryParseInt64(argument, out value))
+        {
+            return true;
+        }
+
+        session.Writer.WriteError(ErrorText.NotInteger);
+        return false;
+    }
+
+    public static bool TryDouble(ClientSession session, ReadOnlySpan<byte> argument, out double value)
+    {
+        if (RedisNumber.TryParseDouble(argument, out value))
+        {
+            return true;
+        }
+
+        session.Writer.WriteError(ErrorText.NotFloat);
+        return false;
+    }
+
+    /// <summary>
+    /// Reads a write's expiry (SET EX/PX/EXAT/PXAT, SETEX, GETEX) as an absolute Unix millisecond time.
+    /// The amount must be positive and must not overflow, as Redis requires.
+    /// </summary>
+    public static bool TryWriteExpiry(ClientSession session, ReadOnlySpan<byte> argument, ExpiryUnit unit, string command, out long expiresAt)
+    {
+        expiresAt = 0;
+        if (!TryInt64(session, argument, out var amount))
+        {
+            return false;
+        }
+
+        if (amount <= 0 || !TryToAbsolute(amount, unit, session.Silo.NowMilliseconds, out expiresAt))
+        {
+            session.Writer.WriteError(ErrorText.InvalidExpireTime(command));
+            return false;
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// Reads the EXPIRE family's time as absolute Unix milliseconds. Zero and negative amounts are allowed: they expire
+    /// the key at once, as in Redis.
+    /// </summary>
+    public static bool TryExpireTime(ClientSession session, ReadOnlySpan<byte> argument, ExpiryUnit unit, string command, out long expiresAt)
+    {
+        expiresAt = 0;
+        if (!TryInt64(session, argument, out var amount))
+        {
+            return false;
+        }
+
+        if (!TryToAbsolute(amount, unit, session.Silo.NowMilliseconds, out expiresAt))
+        {
+            session.Writer.WriteError(ErrorText.InvalidExpireTime(command));
+            return false;
+        }
+
+        return true;
+    }
+
+    public static string Utf8(ReadOnlySpan<byte> argument) => Encoding.UTF8.GetString(argument);
+
+    private static bool TryToAbsolute(long amount, ExpiryUnit unit, long now, out long expiresAt)
+    {
+        expiresAt = 0;
+        var seconds = unit is ExpiryUnit.Seconds or ExpiryUnit.UnixSeconds;
+        if (seconds && (amount > long.MaxValue / 1000 || amount < long.MinValue / 1000))
+        {
+            return false;
+        }
+
+        var milliseconds = seconds ? amount * 1000 : amount;
+        if (unit is ExpiryUnit.UnixSeconds or ExpiryUnit.UnixMilliseconds)
+        {
+            expiresAt = milliseconds;
+            return true;
+        }
+
+        if (milliseconds > long.MaxValue - now)
+        {
+            return false;
+        }
+
+        expiresAt = now + milliseconds;
+        return true;
+    }
+}
+
+/// <summary>How an expiry argument is expressed.</summary>
+internal enum ExpiryUnit
+{
+    Seconds,
+    Milliseconds,
+    UnixSeconds,
+    UnixMilliseconds,
+}

@@ -1,0 +1,17 @@
+namespace Cubby.Silo.Commands;
+
+/// <summary>A command the silo serves, with what COMMAND reports about it.</summary>
+/// <param name="Name">The lower-case name.</param>
+/// <param name="Arity">Redis's convention: N means exactly N arguments with the name; -N means at least N.</param>
+/// <param name="Handler">The code that runs it.</param>
+/// <param name="Flags">Redis's command flags (write, readonly, fast, ...).</param>
+/// <param name="FirstKey">The index of the first key argument, 0 when none.</param>
+/// <param name="LastKey">The index of the last key argument; -1 for the last argument.</param>
+/// <param name="KeyStep">The distance between key arguments.</param>
+internal sealed record CommandDefinition(string Name, int Arity, CommandHandler Handler, string[] Flags, int FirstKey = 0, int LastKey = 0, int KeyStep = 0)
+{
+    /// <summary>Whether a client that has not authenticated may run it.</summary>
+    public bool AllowedBeforeAuth { get; init; }
+
+    public bool AcceptsArgumentCount(int count) => Arity >= 0 ? count == Arity : count >= -Arity;
+}

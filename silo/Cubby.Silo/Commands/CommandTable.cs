@@ -1,0 +1,95 @@
+namespace Cubby.Silo.Commands;
+
+/// <summary>Every command the silo serves, looked up by name straight from the request bytes.</summary>
+internal sealed class CommandTable
+{
+    private static readonly string[] Read = ["readonly", "fast"];
+    private static readonly string[] Write = ["write", "denyoom", "fast"];
+    private static readonly string[] WriteSlow = ["write"];
+    private static readonly string[] ReadSlow = ["readonly"];
+    private static readonly string[] Connection = ["fast", "no-auth"];
+    private static readonly string[] Admin = ["loading", "stale"];
+
+    private readonly Dictionary<string, CommandDefinition>.AlternateLookup<ReadOnlySpan<byte>> _byName;
+
+    private CommandTable(IReadOnlyList<CommandDefinition> commands)
+    {
+        All = commands;
+        var byName = new Dictionary<string, CommandDefinition>(AsciiIgnoreCaseComparer.Instance);
+        foreach (var command in commands)
+        {
+            byName.Add(command.Name, command);
+        }
+
+        _byName = byName.GetAlternateLookup<ReadOnlySpan<byte>>();
+    }
+
+    public IReadOnlyList<CommandDefinition> All { get; }
+
+    public CommandDefinition? Find(ReadOnlySpan<byte> name) => _byName.TryGetValue(name, out var command) ? command : null;
+
+    public static CommandTable Create() => new(
+    [
+        // Connection
+        new("ping", -1, ConnectionCommands.Ping, Connection),
+        new("echo", 2, ConnectionCommands.Echo, Connection),
+        new("hello", -1, ConnectionCommands.Hello, Connection) { AllowedBeforeAuth = true },
+        new("auth", -2, ConnectionCommands.Auth, Connection) { AllowedBeforeAuth = true },
+        new("select", 2, ConnectionCommands.Select, Connection),
+        new("quit", -1, ConnectionCommands.Quit, Connection) { AllowedBeforeAuth = true },
+        new("client", -2, ConnectionCommands.Client, Admin),
+
+        // Server
+        new("command", -1, ServerCommands.Command, Admin),
+        new("config", -2, ServerCommands.Config, Admin),
+        new("info", -1, ServerCommands.Info, Admin),
+        new("dbsize", 1, KeyspaceCommands.DbSize, Read),
+        new("flushall", -1, KeyspaceCommands.FlushAll, WriteSlow),
+        new("flushdb", -1, KeyspaceCommands.FlushAll, WriteSlow),
+
+        // Strings
+        new("get", 2, StringCommands.Get, Read, 1, 1, 1),
+        new("set", -3, StringCommands.Set, Write, 1, 1, 1),
+        new("setnx", 3, StringCommands.SetNx, Write, 1, 1, 1),
+        new("setex", 4, StringCommands.SetEx, Write, 1, 1, 1),
+        new("psetex", 4, StringCommands.PSetEx, Write, 1, 1, 1),
+        new("getex", -2, StringCommands.GetEx, Write, 1, 1, 1),
+        new("getdel", 2, StringCommands.GetDel, Write, 1, 1, 1),
+        new("mget", -2, StringCommands.MGet, Read, 1, -1, 1),
+        new("mset", -3, StringCommands.MSet, Write, 1, -1, 2),
+        new("msetnx", -3, StringCommands.MSetNx, Write, 1, -1, 2),
+        new("append", 3, StringCommands.Append, Write, 1, 1, 1),
+        new("strlen", 2, StringCommands.StrLen, Read, 1, 1, 1),
+        new("getrange", 4, StringCommands.GetRange, ReadSlow, 1, 1, 1),
+        new("setrange", 4, StringCommands.SetRange, WriteSlow, 1, 1, 1),
+        new("incr", 2, CounterCommands.Incr, Write, 1, 1, 1),
+        new("decr", 2, CounterCommands.Decr, Write, 1, 1, 1),
+        new("incrby", 3, CounterCommands.IncrBy, Write, 1, 1, 1),
+        new("decrby", 3, CounterCommands.DecrBy, Write, 1, 1, 1),
+        new("incrbyfloat", 3, CounterCommands.IncrByFloat, Write, 1, 1, 1),
+
+        // Keyspace
+        new("del", -2, KeyspaceCommands.Del, WriteSlow, 1, -1, 1),
+        new("unlink", -2, KeyspaceCommands.Del, Write, 1, -1, 1),
+        new("exists", -2, KeyspaceCommands.Exists, Read, 1, -1, 1),
+        new("type", 2, KeyspaceCommands.Type, Read, 1, 1, 1),
+        new("scan", -2, KeyspaceCommands.Scan, ReadSlow),
+        new("keys", 2, KeyspaceCommands.Keys, ReadSlow),
+
+        // Expiry
+        new("expire", -3, ExpiryCommands.Expire, Write, 1, 1, 1),
+        new("pexpire", -3, ExpiryCommands.PExpire, Write, 1, 1, 1),
+        new("expireat", -3, ExpiryCommands.ExpireAt, Write, 1, 1, 1),
+        new("pexpireat", -3, ExpiryCommands.PExpireAt, Write, 1, 1, 1),
+        new("persist", 2, ExpiryCommands.Persist, Write, 1, 1, 1),
+        new("ttl", 2, ExpiryCommands.Ttl, Read, 1, 1, 1),
+        new("pttl", 2, ExpiryCommands.PTtl, Read, 1, 1, 1),
+        new("expiretime", 2, ExpiryCommands.ExpireTime, Read, 1, 1, 1),
+        new("pexpiretime", 2, ExpiryCommands.PExpireTime, Read, 1, 1, 1),
+
+        // Cubby
+        new("cubby.get", 2, CubbyCommands.Get, Read, 1, 1, 1),
+        new("cubby.set", -3, CubbyCommands.Set, Write, 1, 1, 1),
+        new("cubby.refresh", 2, CubbyCommands.Refresh, Read, 1, 1, 1),
+    ]);
+}

@@ -1,0 +1,172 @@
+using Cubby.Resp;
+using Cubby.Silo.Protocol;
+
+namespace Cubby.Silo.Commands;
+
+/// <summary>DEL, UNLINK, EXISTS, TYPE, SCAN, KEYS, DBSIZE, FLUSHALL and FLUSHDB.</summary>
+internal static class KeyspaceCommands
+{
+    private const int DefaultScanCount = 10;
+
+    public static void Del(ClientSession session, RespRequest request)
+    {
+        if (!CheckKeys(session, request))
+        {
+            return;
+        }
+
+        var removed = 0;
+        for (var i = 1; i < request.Count; i++)
+        {
+            removed += session.Silo.Catalog.GrainFor(request[i]).Remove(request[i]) ? 1 : 0;
+        }
+
+        session.Writer.WriteInteger(removed);
+    }
+
+    public static void Exists(ClientSession session, RespRequest request)
+    {
+        if (!CheckKeys(session, request))
+        {
+            return;
+        }
+
+        var found = 0;
+        for (var i = 1; i < request.Count; i++)
+        {
+            found += session.Silo.Catalog.GrainFor(request[i]).Exists(request[i]) ? 1 : 0;
+        }
+
+        session.Writer.WriteInteger(found);
+    }
+
+    public static void Type(ClientSession session, RespRequest request)
+    {
+        var key = request[1];
+        if (session.CheckKey(key))
+        {
+            session.Writer.WriteSimpleString(session.Silo.Catalog.GrainFor(key).Exists(key) ? "string" : "none");
+        }
+    }
+
+    /// <summary>
+    /// SCAN's cursor is the next slot to visit. Each call takes whole slots, each in one turn, until it has COUNT keys,
+    /// so every key present for the whole iteration is returned exactly once even as others come and go.
+    /// </summary>
+    public static void Scan(ClientSession session, RespRequest request)
+    {
+        if (!RespCursor(request[1], out var cursor))
+        {
+            session.Writer.WriteError(ErrorText.InvalidCursor);
+            return;
+        }
+
+        byte[]? pattern = null;
+        long count = DefaultScanCount;
+        var stringsOnly = true;
+        for (var i = 2; i < request.Count; i++)
+        {
+            var option = request[i];
+            if (i + 1 >= request.Count)
+            {
+                session.Writer.WriteError(ErrorText.Syntax);
+                return;
+            }
+
+            if (Arguments.Is(option, "MATCH"))
+            {
+                pattern = request[++i].ToArray();
+            }
+            else if (Arguments.Is(option, "COUNT"))
+            {
+                if (!Arguments.TryInt64(session, request[++i], out count))
+                {
+                    return;
+                }
+
+                if (count < 1)
+                {
+                    session.Writer.WriteError(ErrorText.Syntax);
+                    return;
+                }
+            }
+            else if (Arguments.Is(option, "TYPE"))
+            {
+                stringsOnly = Arguments.Is(request[++i], "string");
+            }
+            else
+            {
+                session.Writer.WriteError(ErrorText.Syntax);
+                return;
+            }
+        }
+
+        var catalog = session.Silo.Catalog;
+        var keys = new List<byte[]>();
+        var slot = cursor;
+        var sink = new MatchingKeys(pattern, keys);
+        while (slot < (ulong)catalog.SlotCount && keys.Count < count)
+        {
+            if (stringsOnly)
+            {
+                catalog.Find((int)slot)?.VisitKeys(ref sink);
+            }
+
+            slot++;
+        }
+
+        var next = slot >= (ulong)catalog.SlotCount ? 0 : slot;
+        session.Writer.WriteArrayHeader(2);
+        Span<byte> digits = stackalloc byte[Text.RedisNumber.MaxInt64Length];
+        session.Writer.WriteBulkString(digits[..Text.RedisNumber.FormatInt64((long)next, digits)]);
+        MatchingKeys.WriteArray(session.Writer, keys);
+    }
+
+    public static void Keys(ClientSession session, RespRequest request)
+    {
+        var keys = new List<byte[]>();
+        var sink = new MatchingKeys(request[1].ToArray(), keys);
+        var catalog = session.Silo.Catalog;
+        for (var slot = 0; slot < catalog.SlotCount; slot++)
+        {
+            catalog.Find(slot)?.VisitKeys(ref sink);
+        }
+
+        MatchingKeys.WriteArray(session.Writer, keys);
+    }
+
+    public static void DbSize(ClientSession session, RespRequest request) => session.Writer.WriteInteger(session.Silo.Catalog.Count());
+
+    public static void FlushAll(ClientSession session, RespRequest request)
+    {
+        if (request.Count > 2 || (request.Count == 2 && !Arguments.Is(request[1], "ASYNC") && !Arguments.Is(request[1], "SYNC")))
+        {
+            session.Writer.WriteError(ErrorText.Syntax);
+            return;
+        }
+
+        var catalog = session.Silo.Catalog;
+        for (var slot = 0; slot < catalog.SlotCount; slot++)
+        {
+            catalog.Find(slot)?.Clear();
+        }
+
+        session.Writer.WriteOk();
+    }
+
+    private static bool RespCursor(ReadOnlySpan<byte> text, out ulong cursor) =>
+        System.Buffers.Text.Utf8Parser.TryParse(text, out cursor, out var consumed) && consumed == text.Length;
+
+    private static bool CheckKeys(ClientSession session, RespRequest request)
+    {
+        for (var i = 1; i < request.Count; i++)
+        {
+            if (!session.CheckKey(request[i]))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+}

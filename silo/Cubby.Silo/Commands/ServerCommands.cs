@@ -1,0 +1,207 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using Cubby.Resp;
+using Cubby.Silo.Protocol;
+
+namespace Cubby.Silo.Commands;
+
+/// <summary>COMMAND, CONFIG and INFO: what tools such as redis-cli and redis-benchmark ask a server about itself.</summary>
+internal static class ServerCommands
+{
+    public static void Command(ClientSession session, RespRequest request)
+    {
+        var table = session.Silo.Commands;
+        var writer = session.Writer;
+        if (request.Count == 1)
+        {
+            writer.WriteArrayHeader(table.All.Count);
+            foreach (var command in table.All)
+            {
+                WriteInfo(writer, command);
+            }
+
+            return;
+        }
+
+        var subcommand = request[1];
+        if (Arguments.Is(subcommand, "COUNT") && request.Count == 2)
+        {
+            writer.WriteInteger(table.All.Count);
+        }
+        else if (Arguments.Is(subcommand, "INFO"))
+        {
+            writer.WriteArrayHeader(request.Count - 2);
+            for (var i = 2; i < request.Count; i++)
+            {
+                if (table.Find(request[i]) is { } command)
+                {
+                    WriteInfo(writer, command);
+                }
+                else
+                {
+                    writer.WriteNullArray();
+                }
+            }
+        }
+        else if (Arguments.Is(subcommand, "DOCS"))
+        {
+            // Documentation is optional for clients; an empty map tells redis-cli there are no hints to show.
+            writer.WriteMapHeader(0);
+        }
+        else
+        {
+            writer.WriteError(ErrorText.UnknownSubcommand(subcommand, "COMMAND"));
+        }
+    }
+
+    public static void Config(ClientSession session, RespRequest request)
+    {
+        var subcommand = request[1];
+        if (Arguments.Is(subcommand, "GET") && request.Count >= 3)
+        {
+            var options = session.Silo.Options;
+            var parameters = new (string Name, string Value)[]
+            {
+                ("save", string.Empty),
+                ("appendonly", "no"),
+                ("databases", "1"),
+                ("maxmemory", session.Silo.Catalog.Budget.Limit.ToString(CultureInfo.InvariantCulture)),
+                ("maxmemory-policy", "allkeys-lru"),
+                ("maxmemory-samples", options.EvictionSamples.ToString(CultureInfo.InvariantCulture)),
+                ("proto-max-bulk-len", options.MaxValueBytes.ToString(CultureInfo.InvariantCulture)),
+                ("port", options.RespPort.ToString(CultureInfo.InvariantCulture)),
+                ("hz", ((int)(1000 / options.ActiveExpiryInterval.TotalMilliseconds)).ToString(CultureInfo.InvariantCulture)),
+            };
+            var matches = new List<(string Name, string Value)>();
+            foreach (var parameter in parameters)
+            {
+                for (var i = 2; i < request.Count; i++)
+                {
+                    if (GlobPattern.IsMatch(request[i], Encoding.ASCII.GetBytes(parameter.Name)))
+                    {
+                        matches.Add(parameter);
+                        break;
+                    }
+                }
+            }
+
+            session.Writer.WriteMapHeader(matches.Count);
+            foreach (var (name, value) in matches)
+            {
+                session.Writer.WriteBulkString(name);
+                session.Writer.WriteBulkString(value);
+            }
+        }
+        else if (Arguments.Is(subcommand, "SET"))
+        {
+            session.Writer.WriteError("ERR CONFIG SET is not supported: configure the silo with Cubby:* settings and restart it");
+        }
+        else if (Arguments.Is(subcommand, "RESETSTAT"))
+        {
+            session.Writer.WriteOk();
+        }
+        else
+        {
+            session.Writer.WriteError(ErrorText.UnknownSubcommand(subcommand, "CONFIG"));
+        }
+    }
+
+    public static void Info(ClientSession session, RespRequest request)
+    {
+        var silo = session.Silo;
+        var sections = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        for (var i = 1; i < request.Count; i++)
+        {
+            sections.Add(Arguments.Utf8(request[i]));
+        }
+
+        bool Wants(string section) => sections.Count == 0 || sections.Contains(section) || sections.Contains("all") || sections.Contains("everything") || sections.Contains("default");
+        var text = new StringBuilder();
+        var uptime = silo.Time.GetUtcNow() - silo.StartedAt;
+        using var process = Process.GetCurrentProcess();
+        if (Wants("server"))
+        {
+            text.Append("# Server\r\n")
+                .Append(CultureInfo.InvariantCulture, $"redis_version:{ConnectionCommands.CompatibleRedisVersion}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_version:{typeof(ServerCommands).Assembly.GetName().Version}\r\n")
+                .Append("redis_mode:standalone\r\n")
+                .Append(CultureInfo.InvariantCulture, $"os:{Environment.OSVersion}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"process_id:{Environment.ProcessId}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"tcp_port:{silo.Options.RespPort}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"uptime_in_seconds:{(long)uptime.TotalSeconds}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"slot_count:{silo.Catalog.SlotCount}\r\n\r\n");
+        }
+
+        if (Wants("clients"))
+        {
+            text.Append("# Clients\r\n").Append(CultureInfo.InvariantCulture, $"connected_clients:{silo.Clients.Count}\r\n\r\n");
+        }
+
+        if (Wants("memory"))
+        {
+            text.Append("# Memory\r\n")
+                .Append(CultureInfo.InvariantCulture, $"used_memory:{silo.Catalog.Budget.Used}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"used_memory_rss:{process.WorkingSet64}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"maxmemory:{silo.Catalog.Budget.Limit}\r\n")
+                .Append("maxmemory_policy:allkeys-lru\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_heap_bytes:{GC.GetTotalMemory(false)}\r\n\r\n");
+        }
+
+        if (Wants("stats"))
+        {
+            var stats = silo.Statistics;
+            long expired = 0, evicted = 0;
+            for (var slot = 0; slot < silo.Catalog.SlotCount; slot++)
+            {
+                if (silo.Catalog.Find(slot) is { } grain)
+                {
+                    expired += grain.ExpiredCount;
+                    evicted += grain.EvictedCount;
+                }
+            }
+
+            text.Append("# Stats\r\n")
+                .Append(CultureInfo.InvariantCulture, $"total_connections_received:{stats.ConnectionsReceived}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"total_commands_processed:{stats.Commands}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"keyspace_hits:{stats.Hits}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"keyspace_misses:{stats.Misses}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"expired_keys:{expired}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"evicted_keys:{evicted}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"total_error_replies_protocol:{stats.ProtocolErrors}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"rejected_connections:{stats.RejectedConnections}\r\n\r\n");
+        }
+
+        if (Wants("keyspace"))
+        {
+            var keys = silo.Catalog.Count();
+            text.Append("# Keyspace\r\n");
+            if (keys > 0)
+            {
+                text.Append(CultureInfo.InvariantCulture, $"db0:keys={keys},expires=0,avg_ttl=0\r\n");
+            }
+        }
+
+        session.Writer.WriteVerbatimString("txt"u8, Encoding.UTF8.GetBytes(text.ToString()));
+    }
+
+    private static void WriteInfo(RespWriter writer, CommandDefinition command)
+    {
+        writer.WriteArrayHeader(10);
+        writer.WriteBulkString(command.Name);
+        writer.WriteInteger(command.Arity);
+        writer.WriteSetHeader(command.Flags.Length);
+        foreach (var flag in command.Flags)
+        {
+            writer.WriteSimpleString(flag);
+        }
+
+        writer.WriteInteger(command.FirstKey);
+        writer.WriteInteger(command.LastKey);
+        writer.WriteInteger(command.KeyStep);
+        writer.WriteSetHeader(0);
+        writer.WriteSetHeader(0);
+        writer.WriteArrayHeader(0);
+        writer.WriteArrayHeader(0);
+    }
+}

@@ -1,0 +1,85 @@
+using System.Net;
+using Cubby.Silo.Protocol;
+using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
+
+namespace Cubby.Silo.Hosting;
+
+/// <summary>Hosts a Cubby silo in an ASP.NET Core application.</summary>
+public static class SiloHostingExtensions
+{
+    /// <summary>
+    /// Adds a silo: its options (section <c>Cubby</c>, validated at start), the grains, and Kestrel listeners on
+    /// <see cref="SiloOptions.RespPort"/> (RESP) and <see cref="SiloOptions.HttpPort"/> (HTTP). Kestrel serves only
+    /// these listeners, so set <c>Cubby:HttpPort</c> to the port the host application should serve HTTP on.
+    /// </summary>
+    /// <param name="builder">The application builder.</param>
+    /// <param name="configure">Changes applied after configuration binding.</param>
+    /// <returns>The builder.</returns>
+    public static WebApplicationBuilder AddCubbySilo(this WebApplicationBuilder builder, Action<SiloOptions>? configure = null)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        var options = builder.Services.AddOptions<SiloOptions>().Bind(builder.Configuration.GetSection(SiloOptions.SectionName));
+        if (configure is not null)
+        {
+            options.Configure(configure);
+        }
+
+        options.ValidateOnStart();
+        builder.Services.AddSingleton<IValidateOptions<SiloOptions>, SiloOptionsValidator>();
+        builder.Services.TryAddSingleton(TimeProvider.System);
+        builder.Services.AddSingleton<SiloRuntime>();
+        builder.Services.AddSingleton<SiloEndpoints>();
+        builder.Services.AddHostedService<ExpiryService>();
+        builder.Services.AddHealthChecks();
+        builder.Services.AddOptions<HostOptions>().Configure<IOptions<SiloOptions>>((host, silo) => host.ShutdownTimeout = silo.Value.ShutdownTimeout);
+        builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<SiloOptions>>((sockets, silo) =>
+        {
+            sockets.UnsafePreferInlineScheduling = silo.Value.InlineScheduling;
+
+            // A command is consumed only once whole; the pipe must be able to hold the largest allowed one.
+            sockets.MaxReadBufferSize = silo.Value.MaxRequestBytes + 64 * 1024;
+        });
+        builder.WebHost.ConfigureKestrel((context, kestrel) =>
+        {
+            var silo = kestrel.ApplicationServices.GetRequiredService<IOptions<SiloOptions>>().Value;
+            var endpoints = kestrel.ApplicationServices.GetRequiredService<SiloEndpoints>();
+            Listen(kestrel, silo.Host, silo.RespPort, listener =>
+            {
+                listener.UseConnectionHandler<RespConnectionHandler>();
+                endpoints.AddResp(listener);
+            });
+            Listen(kestrel, silo.Host, silo.HttpPort, endpoints.AddHttp);
+        });
+        return builder;
+    }
+
+    /// <summary>Maps the silo's HTTP endpoints: <c>/health</c>.</summary>
+    /// <param name="app">The application.</param>
+    /// <returns>The application.</returns>
+    public static WebApplication MapCubbySilo(this WebApplication app)
+    {
+        ArgumentNullException.ThrowIfNull(app);
+        app.MapHealthChecks("/health");
+        return app;
+    }
+
+    private static void Listen(KestrelServerOptions kestrel, string host, int port, Action<ListenOptions> configure)
+    {
+        if (host == "*")
+        {
+            kestrel.ListenAnyIP(port, configure);
+        }
+        else if (host == "localhost" && port != 0)
+        {
+            kestrel.ListenLocalhost(port, configure);
+        }
+        else
+        {
+            kestrel.Listen(host == "localhost" ? IPAddress.Loopback : IPAddress.Parse(host), port, configure);
+        }
+    }
+}

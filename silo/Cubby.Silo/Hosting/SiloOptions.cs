@@ -1,0 +1,62 @@
+namespace Cubby.Silo.Hosting;
+
+/// <summary>
+/// A silo's settings, bound from the <c>Cubby</c> configuration section (environment: <c>Cubby__RespPort</c>, ...)
+/// and validated when the silo starts.
+/// </summary>
+public sealed class SiloOptions
+{
+    /// <summary>The configuration section these options bind from.</summary>
+    public const string SectionName = "Cubby";
+
+    /// <summary>The address to listen on: <c>localhost</c> (loopback, IPv4 and IPv6), <c>*</c> (every interface) or an IP address.</summary>
+    public string Host { get; set; } = "localhost";
+
+    /// <summary>The RESP (Redis protocol) port; 0 picks a free port.</summary>
+    public int RespPort { get; set; } = CubbyProtocol.DefaultRespPort;
+
+    /// <summary>The HTTP port for <c>/health</c>; 0 picks a free port.</summary>
+    public int HttpPort { get; set; } = CubbyProtocol.DefaultHttpPort;
+
+    /// <summary>The number of slots keys hash to; the same on every silo and client of a cluster.</summary>
+    public int SlotCount { get; set; } = Sharding.ShardMap.DefaultSlotCount;
+
+    /// <summary>The longest key accepted, in bytes.</summary>
+    public int MaxKeyBytes { get; set; } = 16 * 1024;
+
+    /// <summary>The largest value (and any other single argument) accepted, in bytes.</summary>
+    public int MaxValueBytes { get; set; } = 16 * 1024 * 1024;
+
+    /// <summary>The most arguments one command may have.</summary>
+    public int MaxArguments { get; set; } = 1024 * 1024;
+
+    /// <summary>The most bytes one command may take on the wire, all its arguments together.</summary>
+    public long MaxRequestBytes { get; set; } = 64L * 1024 * 1024;
+
+    /// <summary>The memory budget for entries, in bytes; 0 means half of the memory available to the process.</summary>
+    public long MaxMemoryBytes { get; set; }
+
+    /// <summary>Entries sampled per eviction when the budget is full (approximate LRU).</summary>
+    public int EvictionSamples { get; set; } = 5;
+
+    /// <summary>How often the active expiry cycle samples grains for expired entries.</summary>
+    public TimeSpan ActiveExpiryInterval { get; set; } = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>The most time one active expiry cycle may take.</summary>
+    public TimeSpan ActiveExpiryBudget { get; set; } = TimeSpan.FromMilliseconds(25);
+
+    /// <summary>How often every entry of every grain is checked for expiry.</summary>
+    public TimeSpan FullSweepInterval { get; set; } = TimeSpan.FromMinutes(5);
+
+    /// <summary>When set, clients must <c>AUTH</c> with this password before any other command.</summary>
+    public string? Password { get; set; }
+
+    /// <summary>Run command processing on the socket's I/O thread; measured as the largest gain without pipelining.</summary>
+    public bool InlineScheduling { get; set; } = true;
+
+    /// <summary>How long a graceful shutdown may take.</summary>
+    public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    internal long EffectiveMaxMemoryBytes =>
+        MaxMemoryBytes > 0 ? MaxMemoryBytes : Math.Max(64L * 1024 * 1024, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 2);
+}

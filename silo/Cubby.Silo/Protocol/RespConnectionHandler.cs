@@ -1,0 +1,149 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using Cubby.Resp;
+using Cubby.Silo.Commands;
+using Cubby.Silo.Diagnostics;
+using Cubby.Silo.Hosting;
+using Microsoft.AspNetCore.Connections;
+
+namespace Cubby.Silo.Protocol;
+
+/// <summary>
+/// Serves one RESP connection: parses every complete command in what has arrived, runs each, and flushes all their
+/// replies at once, so pipelined commands cost one write. A protocol error closes only this connection.
+/// </summary>
+internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<RespConnectionHandler> logger) : ConnectionHandler
+{
+    /// <summary>Replies are flushed early once this much is buffered, so a long pipeline cannot hoard memory.</summary>
+    private const int FlushThreshold = 64 * 1024;
+
+    private readonly RespLimits _limits = new()
+    {
+        MaxBulkBytes = silo.Options.MaxValueBytes,
+        MaxArrayLength = silo.Options.MaxArguments,
+    };
+
+    public override async Task OnConnectedAsync(ConnectionContext connection)
+    {
+        var input = connection.Transport.Input;
+        var output = connection.Transport.Output;
+        var session = new ClientSession(silo, output, connection.RemoteEndPoint?.ToString() ?? "unknown");
+        silo.Clients.Add(session);
+        silo.Statistics.ConnectionReceived();
+        Log.ClientConnected(logger, session.Id, session.RemoteEndPoint);
+        using var request = new RespRequest();
+        try
+        {
+            while (!session.CloseRequested)
+            {
+                var read = await input.ReadAsync(connection.ConnectionClosed).ConfigureAwait(false);
+                var buffer = read.Buffer;
+                var (consumed, error, paused) = ExecuteAll(session, request, buffer, output);
+
+                // Paused on a full reply buffer: the rest is already here, so don't wait for more bytes to resume.
+                input.AdvanceTo(consumed, paused ? consumed : buffer.End);
+                if (error is not null)
+                {
+                    silo.Statistics.ProtocolError();
+                    Log.ProtocolError(logger, session.Id, error);
+                    session.Writer.WriteError("ERR " + error);
+                    await output.FlushAsync().ConfigureAwait(false);
+                    break;
+                }
+
+                var flush = await output.FlushAsync().ConfigureAwait(false);
+                if ((read.IsCompleted && !paused) || read.IsCanceled || flush.IsCompleted)
+                {
+                    break;
+                }
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            // The connection closed while a read was pending.
+        }
+        catch (ConnectionResetException)
+        {
+            // The client went away; nothing to answer.
+        }
+        finally
+        {
+            silo.Clients.Remove(session);
+            Log.ClientDisconnected(logger, session.Id);
+            await input.CompleteAsync().ConfigureAwait(false);
+            await output.CompleteAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Runs every complete command at the start of <paramref name="buffer"/>; returns where it stopped.</summary>
+    private (SequencePosition Consumed, string? Error, bool Paused) ExecuteAll(ClientSession session, RespRequest request, ReadOnlySequence<byte> buffer, PipeWriter output)
+    {
+        var consumed = buffer.Start;
+        var executed = 0;
+        try
+        {
+            while (!session.CloseRequested)
+            {
+                var remaining = buffer.Slice(consumed);
+                var status = RespRequestParser.TryParse(remaining, request, _limits, out var next, out var error);
+                if (status == RespParseStatus.Error)
+                {
+                    return (consumed, error, false);
+                }
+
+                consumed = next;
+                if (status == RespParseStatus.Incomplete)
+                {
+                    if (buffer.Slice(consumed).Length > silo.Options.MaxRequestBytes)
+                    {
+                        return (consumed, $"Protocol error: request larger than {silo.Options.MaxRequestBytes} bytes (Cubby:MaxRequestBytes)", false);
+                    }
+
+                    break;
+                }
+
+                executed++;
+                Execute(session, request);
+                if (output.CanGetUnflushedBytes ? output.UnflushedBytes >= FlushThreshold : executed >= 1024)
+                {
+                    return (consumed, null, true);
+                }
+            }
+        }
+        finally
+        {
+            session.PublishStatistics(executed);
+        }
+
+        return (consumed, null, false);
+    }
+
+    private void Execute(ClientSession session, RespRequest request)
+    {
+        try
+        {
+            CommandDispatcher.Execute(session, request);
+        }
+        catch (Exception exception) when (exception is not OutOfMemoryException)
+        {
+            // One failing command must not take the connection, or the silo, down with it.
+            Log.CommandFailed(logger, exception, session.Id, session.LastCommand);
+            session.Writer.WriteError("ERR internal error: " + exception.Message);
+        }
+    }
+
+    private static partial class Log
+    {
+        [LoggerMessage(1, LogLevel.Debug, "Client {ClientId} connected from {RemoteEndPoint}")]
+        public static partial void ClientConnected(ILogger logger, long clientId, string remoteEndPoint);
+
+        [LoggerMessage(2, LogLevel.Debug, "Client {ClientId} disconnected")]
+        public static partial void ClientDisconnected(ILogger logger, long clientId);
+
+        [LoggerMessage(3, LogLevel.Information, "Closing client {ClientId} after a protocol error: {Error}")]
+        public static partial void ProtocolError(ILogger logger, long clientId, string? error);
+
+        [LoggerMessage(4, LogLevel.Error, "Command {Command} of client {ClientId} failed")]
+        public static partial void CommandFailed(ILogger logger, Exception exception, long clientId, string? command);
+    }
+}

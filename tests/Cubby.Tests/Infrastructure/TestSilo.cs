@@ -1,0 +1,58 @@
+using System.Net;
+using Cubby.Silo.Hosting;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+
+namespace Cubby.Tests.Infrastructure;
+
+/// <summary>A real silo in the test process: Kestrel on free loopback ports, optionally on fake time.</summary>
+public sealed class TestSilo : IAsyncDisposable
+{
+    private readonly WebApplication _app;
+
+    private TestSilo(WebApplication app)
+    {
+        _app = app;
+        Endpoints = app.Services.GetRequiredService<SiloEndpoints>();
+    }
+
+    public SiloEndpoints Endpoints { get; }
+
+    public IPEndPoint RespEndPoint => Endpoints.Resp;
+
+    public IServiceProvider Services => _app.Services;
+
+    public static async Task<TestSilo> StartAsync(Action<SiloOptions>? configure = null, TimeProvider? time = null)
+    {
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.Logging.ClearProviders();
+        builder.Logging.SetMinimumLevel(LogLevel.Warning);
+        if (time is not null)
+        {
+            builder.Services.AddSingleton(time);
+        }
+
+        builder.AddCubbySilo(options =>
+        {
+            options.Host = "127.0.0.1";
+            options.RespPort = 0;
+            options.HttpPort = 0;
+            options.MaxMemoryBytes = 256L * 1024 * 1024;
+            configure?.Invoke(options);
+        });
+        var app = builder.Build();
+        app.MapCubbySilo();
+        await app.StartAsync();
+        return new TestSilo(app);
+    }
+
+    public Task<RespTestClient> ConnectAsync() => RespTestClient.ConnectAsync(RespEndPoint);
+
+    public async ValueTask DisposeAsync()
+    {
+        await _app.StopAsync();
+        await _app.DisposeAsync();
+    }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs Cubby's whole test suite. Installs the Debian packages the tests drive (redis-cli) when they are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  echo "Installing ${need[*]} for the tests..."
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+dotnet test Cubby.slnx -c Release "$@" 2>&1 | tee "$log" || status=$?
+
+# One closing line over all test assemblies, in the plain form any CI can read.
+passed=$(grep -oE 'Passed: +[0-9]+' "$log" | awk '{s+=$2} END {print s+0}')
+failed=$(grep -oE 'Failed: +[0-9]+' "$log" | awk '{s+=$2} END {print s+0}')
+skipped=$(grep -oE 'Skipped: +[0-9]+' "$log" | awk '{s+=$2} END {print s+0}')
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+if [ "$status" -eq 0 ] && [ "$passed" -eq 0 ]; then
+  echo "No test ran." >&2
+  exit 1
+fi
+if [ "$status" -eq 0 ] && [ "$skipped" -ne 0 ]; then
+  echo "Tests were skipped; the suite must run everything." >&2
+  exit 1
+fi
+exit "$status"

@@ -114,13 +114,14 @@ internal static class RespItemReader
             return status == RespParseStatus.Error ? Fail("Protocol error: invalid boolean", out item, out error) : status;
         }
 
-        byte value = item.Payload.IsEmpty ? (byte)0 : item.Payload.FirstSpan[0];
-        return value switch
+        byte value = item.Payload.IsEmpty ? (byte)0 : SequenceBytes.At(item.Payload, 0);
+        if (value is not ((byte)'t' or (byte)'f'))
         {
-            (byte)'t' => Complete(item with { Boolean = true }, out item),
-            (byte)'f' => Complete(item with { Boolean = false }, out item),
-            _ => Fail("Protocol error: invalid boolean", out item, out error),
-        };
+            return Fail("Protocol error: invalid boolean", out item, out error);
+        }
+
+        item = item with { Boolean = value == (byte)'t' };
+        return RespParseStatus.Complete;
     }
 
     private static RespParseStatus ReadNull(ref SequenceReader<byte> reader, out RespItem item, out string? error)
@@ -171,7 +172,7 @@ internal static class RespItemReader
             return Fail("Protocol error: expected CRLF after bulk string", out item, out error);
         }
 
-        if (type == RespType.VerbatimString && (length < 4 || payload.Slice(3, 1).FirstSpan[0] != (byte)':'))
+        if (type == RespType.VerbatimString && (length < 4 || SequenceBytes.At(payload, 3) != (byte)':'))
         {
             return Fail("Protocol error: verbatim string without a 'fmt:' prefix", out item, out error);
         }
@@ -284,12 +285,6 @@ internal static class RespItemReader
 
         payload.CopyTo(buffer);
         return buffer[..(int)payload.Length];
-    }
-
-    private static RespParseStatus Complete(RespItem value, out RespItem item)
-    {
-        item = value;
-        return RespParseStatus.Complete;
     }
 
     private static RespParseStatus Fail(string message, out RespItem item, out string? error)

@@ -110,46 +110,58 @@ public static class RespReplyReader
         }
     }
 
-    // Builds the value from bytes SkipValue has validated, so every read succeeds and nesting is within the limit.
+    // Builds the value from bytes SkipValue has validated, so every read succeeds and every count is backed by bytes
+    // that have arrived. Iterative, like SkipValue, so the nesting limit rather than the stack bounds the depth.
     private static RespValue ReadValidated(ref SequenceReader<byte> reader, RespLimits limits)
     {
+        var open = new Stack<PendingAggregate>();
         while (true)
         {
             RespParseStatus status = RespItemReader.TryRead(ref reader, limits, out RespItem item, out _);
             Debug.Assert(status == RespParseStatus.Complete, "The reply was validated before it was read.");
-            if (item.Type == RespType.Attribute)
+            if (item.IsAggregate && !item.IsNull && item.ElementCount > 0)
             {
-                for (long i = 0; i < item.ElementCount; i++)
-                {
-                    ReadValidated(ref reader, limits);
-                }
-
+                open.Push(new PendingAggregate(item.Type, (int)item.ElementCount));
                 continue;
             }
 
-            if (item.IsNull)
+            // An attribute yields no value: the value it describes comes next.
+            RespValue? completed = item.Type == RespType.Attribute ? null : ToValue(item);
+            while (completed is not null)
             {
-                return RespValue.Null(item.Type);
-            }
-
-            if (item.IsAggregate)
-            {
-                var items = new RespValue[item.ElementCount];
-                for (int i = 0; i < items.Length; i++)
+                if (open.Count == 0)
                 {
-                    items[i] = ReadValidated(ref reader, limits);
+                    return completed;
                 }
 
-                return RespValue.Aggregate(item.Type, items);
-            }
+                PendingAggregate parent = open.Peek();
+                parent.Items[parent.Filled++] = completed;
+                if (parent.Filled < parent.Items.Length)
+                {
+                    break;
+                }
 
-            byte[] payload = item.Payload.ToArray();
-            if (item.Type == RespType.VerbatimString)
-            {
-                return RespValue.Verbatim(Encoding.ASCII.GetString(payload, 0, 3), payload.AsMemory(4));
+                open.Pop();
+                completed = parent.Type == RespType.Attribute ? null : RespValue.Aggregate(parent.Type, parent.Items);
             }
-
-            return RespValue.Scalar(item.Type, payload, item.Integer, item.Double, item.Boolean);
         }
+    }
+
+    private static RespValue ToValue(in RespItem item)
+    {
+        if (item.IsNull)
+        {
+            return RespValue.Null(item.Type);
+        }
+
+        if (item.IsAggregate)
+        {
+            return RespValue.Aggregate(item.Type, []);
+        }
+
+        byte[] payload = item.Payload.ToArray();
+        return item.Type == RespType.VerbatimString
+            ? RespValue.Verbatim(Encoding.ASCII.GetString(payload, 0, 3), payload.AsMemory(4))
+            : RespValue.Scalar(item.Type, payload, item.Integer, item.Double, item.Boolean);
     }
 }

@@ -25,6 +25,8 @@ public static class RespRequestParser
     /// commands precede an incomplete one, the result is <see cref="RespParseStatus.Incomplete"/> with
     /// <paramref name="consumed"/> after the skipped bytes, which the caller may release.
     /// Parsing is stateless: after <see cref="RespParseStatus.Incomplete"/>, call again with the same start and more bytes.
+    /// A RESP array command is validated and measured before anything is copied, so re-reading one that is still
+    /// arriving costs only its headers, and its storage is reserved only for bytes that have arrived.
     /// </remarks>
     /// <param name="buffer">Received bytes, from the first byte not yet consumed.</param>
     /// <param name="request">Receives the command on <see cref="RespParseStatus.Complete"/>; emptied otherwise.</param>
@@ -217,14 +219,14 @@ public static class RespRequestParser
         {
             // Without a newline the line is at least searchLength bytes long, less a final CR that may start "\r\n".
             bool tooLong = searchLength > limits.MaxInlineBytes + 1L
-                || (searchLength == limits.MaxInlineBytes + 1L && unread.Slice(searchLength - 1, 1).FirstSpan[0] != (byte)'\r');
+                || (searchLength == limits.MaxInlineBytes + 1L && SequenceBytes.At(unread, searchLength - 1) != (byte)'\r');
             error = tooLong ? TooBigInlineRequest : null;
             return tooLong ? RespParseStatus.Error : RespParseStatus.Incomplete;
         }
 
         ReadOnlySequence<byte> line = unread.Slice(0, newline.Value);
         long lineAndNewline = line.Length + 1;
-        if (!line.IsEmpty && line.Slice(line.Length - 1).FirstSpan[0] == (byte)'\r')
+        if (!line.IsEmpty && SequenceBytes.At(line, line.Length - 1) == (byte)'\r')
         {
             line = line.Slice(0, line.Length - 1);
         }

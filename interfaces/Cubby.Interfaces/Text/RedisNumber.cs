@@ -20,57 +20,7 @@ public static class RedisNumber
     /// <param name="text">The ASCII digits.</param>
     /// <param name="value">The integer, when the text is one.</param>
     /// <returns>True when <paramref name="text"/> is exactly one integer in range.</returns>
-    public static bool TryParseInt64(ReadOnlySpan<byte> text, out long value)
-    {
-        value = 0;
-        if (text.IsEmpty || text.Length > MaxInt64Length)
-        {
-            return false;
-        }
-
-        if (text is [(byte)'0'])
-        {
-            return true;
-        }
-
-        var negative = text[0] == '-';
-        var digits = negative ? text[1..] : text;
-        if (digits.IsEmpty || digits[0] is < (byte)'1' or > (byte)'9')
-        {
-            return false;
-        }
-
-        ulong magnitude = 0;
-        foreach (var c in digits)
-        {
-            var digit = (uint)(c - '0');
-            if (digit > 9 || magnitude > (ulong.MaxValue - digit) / 10)
-            {
-                return false;
-            }
-
-            magnitude = (magnitude * 10) + digit;
-        }
-
-        if (negative)
-        {
-            if (magnitude > (ulong)long.MaxValue + 1)
-            {
-                return false;
-            }
-
-            value = unchecked(-(long)magnitude);
-            return true;
-        }
-
-        if (magnitude > long.MaxValue)
-        {
-            return false;
-        }
-
-        value = (long)magnitude;
-        return true;
-    }
+    public static bool TryParseInt64(ReadOnlySpan<byte> text, out long value) => Resp.RespNumberParser.TryParseStrict(text, out value);
 
     /// <summary>Parses a float as Redis accepts it: invariant notation, exponents, "inf"/"-inf"; no spaces, no NaN.</summary>
     /// <param name="text">The ASCII text.</param>

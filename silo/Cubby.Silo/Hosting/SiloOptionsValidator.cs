@@ -26,6 +26,7 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         Require(options.MaxValueBytes is >= 1 and <= 512 * 1024 * 1024, $"Cubby:MaxValueBytes must be between 1 and 536870912 (was {options.MaxValueBytes}).");
         Require(options.MaxArguments >= 3, $"Cubby:MaxArguments must be at least 3 (was {options.MaxArguments}).");
         Require(options.MaxRequestBytes >= (long)options.MaxValueBytes + options.MaxKeyBytes + 1024, $"Cubby:MaxRequestBytes must leave room for one key and one value: at least Cubby:MaxValueBytes + Cubby:MaxKeyBytes + 1024 (was {options.MaxRequestBytes}).");
+        Require(options.MaxRequestBytes <= Array.MaxLength, $"Cubby:MaxRequestBytes must be at most {Array.MaxLength} (was {options.MaxRequestBytes}).");
         Require(options.MaxMemoryBytes >= 0, $"Cubby:MaxMemoryBytes must be 0 (half the available memory) or positive (was {options.MaxMemoryBytes}).");
         Require(options.EvictionSamples is >= 1 and <= 64, $"Cubby:EvictionSamples must be between 1 and 64 (was {options.EvictionSamples}).");
         Require(options.ActiveExpiryInterval > TimeSpan.Zero, $"Cubby:ActiveExpiryInterval must be positive (was {options.ActiveExpiryInterval}).");

@@ -21,6 +21,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
     {
         MaxBulkBytes = silo.Options.MaxValueBytes,
         MaxArrayLength = silo.Options.MaxArguments,
+        MaxRequestBytes = (int)silo.Options.MaxRequestBytes,
     };
 
     public override async Task OnConnectedAsync(ConnectionContext connection)

@@ -31,12 +31,15 @@ internal sealed partial class ShardGrain
         }
     }
 
-    /// <summary>Adds a float to a numeric value (INCRBYFLOAT); an absent entry counts as 0. Keeps the expiry.</summary>
-    public UpdateStatus IncrementByFloat(ReadOnlySpan<byte> key, double delta, out double result)
+    /// <summary>
+    /// Adds a float to a numeric value (INCRBYFLOAT); an absent entry counts as 0. Keeps the expiry. The new value's
+    /// text, as stored, is written to <paramref name="text"/> (at least <see cref="RedisNumber.MaxDoubleLength"/> bytes).
+    /// </summary>
+    public UpdateStatus IncrementByFloat(ReadOnlySpan<byte> key, double delta, Span<byte> text, out int length)
     {
         lock (_turn)
         {
-            result = 0;
+            length = 0;
             var now = Now();
             var index = FindLive(key, now);
             double current = 0;
@@ -45,14 +48,13 @@ internal sealed partial class ShardGrain
                 return UpdateStatus.NotFloat;
             }
 
-            result = current + delta;
-            if (!double.IsFinite(result))
+            if (!double.IsFinite(current + delta))
             {
                 return UpdateStatus.NotFinite;
             }
 
-            Span<byte> text = stackalloc byte[RedisNumber.MaxDoubleLength];
-            return WriteValue(key, index, text[..RedisNumber.FormatDouble(result, text)], now);
+            length = RedisNumber.FormatSum(current, delta, text);
+            return WriteValue(key, index, text[..length], now);
         }
     }
 
@@ -123,7 +125,7 @@ internal sealed partial class ShardGrain
     {
         if (index >= 0)
         {
-            if (!_budget.TryCharge((long)value.Length - _store.ValueAt(index).Length))
+            if (!_budget.TryCharge(GrowthOf(index, value.Length)))
             {
                 return UpdateStatus.OutOfMemory;
             }

@@ -24,7 +24,7 @@ internal sealed partial class ShardGrain
                     return SetStatus.NotStored;
                 }
 
-                if (!_budget.TryCharge((long)value.Length - _store.ValueAt(index).Length))
+                if (!_budget.TryCharge(GrowthOf(index, value.Length)))
                 {
                     return SetStatus.OutOfMemory;
                 }

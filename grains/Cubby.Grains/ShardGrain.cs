@@ -92,6 +92,13 @@ internal sealed partial class ShardGrain : IDisposable
         return index;
     }
 
+    /// <summary>What replacing the value at <paramref name="index"/> with one of <paramref name="newLength"/> bytes adds to the budget.</summary>
+    private long GrowthOf(int index, int newLength)
+    {
+        var keyLength = _store.KeyAt(index).Length;
+        return _store.SizeOf(keyLength, newLength) - _store.SizeOf(keyLength, _store.ValueAt(index).Length);
+    }
+
     private void RemoveEntry(int index)
     {
         var bytes = _store.SizeOf(_store.KeyAt(index).Length, _store.ValueAt(index).Length);

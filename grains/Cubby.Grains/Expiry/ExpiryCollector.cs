@@ -15,7 +15,8 @@ internal sealed class ExpiryCollector : IDisposable
     private ITimer? _activeTimer;
     private ITimer? _sweepTimer;
     private int _nextSlot;
-    private int _running;
+    private int _activeRunning;
+    private int _sweepRunning;
 
     public ExpiryCollector(ShardGrainCatalog catalog, TimeProvider time)
     {
@@ -42,7 +43,7 @@ internal sealed class ExpiryCollector : IDisposable
             _nextSlot = (slot + 1) % _catalog.SlotCount;
             if (_catalog.Find(slot) is { } grain)
             {
-                removed += SampleUntilClean(grain, settings.ActiveExpirySamples);
+                removed += SampleUntilClean(grain, settings.ActiveExpirySamples, started, settings.ActiveExpiryBudget);
             }
 
             if (_time.GetElapsedTime(started) >= settings.ActiveExpiryBudget)
@@ -72,24 +73,28 @@ internal sealed class ExpiryCollector : IDisposable
         _sweepTimer?.Dispose();
     }
 
-    private static int SampleUntilClean(ShardGrain grain, int samples)
+    private int SampleUntilClean(ShardGrain grain, int samples, long started, TimeSpan budget)
     {
         var removed = 0;
         while (true)
         {
             var (expired, withExpiry) = grain.RemoveExpiredSample(samples);
             removed += expired;
-            if (withExpiry == 0 || expired <= withExpiry * RepeatThreshold)
+            if (withExpiry == 0 || expired <= withExpiry * RepeatThreshold || _time.GetElapsedTime(started) >= budget)
             {
                 return removed;
             }
         }
     }
 
-    /// <summary>Skips a tick while the previous one still runs, so slow cycles never pile up.</summary>
+    /// <summary>
+    /// Skips a tick while the previous tick of the same kind still runs, so slow cycles never pile up; the two kinds
+    /// never skip each other, so a sweep always runs once per interval.
+    /// </summary>
     private static void Tick(ExpiryCollector collector, bool active)
     {
-        if (Interlocked.Exchange(ref collector._running, 1) == 1)
+        ref var running = ref active ? ref collector._activeRunning : ref collector._sweepRunning;
+        if (Interlocked.Exchange(ref running, 1) == 1)
         {
             return;
         }
@@ -100,7 +105,7 @@ internal sealed class ExpiryCollector : IDisposable
         }
         finally
         {
-            Volatile.Write(ref collector._running, 0);
+            Volatile.Write(ref running, 0);
         }
     }
 }

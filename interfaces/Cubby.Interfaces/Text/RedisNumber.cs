@@ -95,5 +95,29 @@ public static class RedisNumber
         return Encoding.ASCII.GetBytes(chars[..length], destination);
     }
 
+    /// <summary>
+    /// Formats <paramref name="current"/> + <paramref name="delta"/> as INCRBYFLOAT stores it. Redis adds in long
+    /// double, so 0.1 + 0.2 shows as 0.3; decimal arithmetic gives the same text wherever it has the range.
+    /// </summary>
+    /// <param name="current">The stored number.</param>
+    /// <param name="delta">The increment.</param>
+    /// <param name="destination">At least <see cref="MaxDoubleLength"/> bytes.</param>
+    /// <returns>The bytes written.</returns>
+    public static int FormatSum(double current, double delta, Span<byte> destination)
+    {
+        const double DecimalRange = 1e27;
+        const double DecimalPrecision = 1e-12;
+        static bool FitsDecimal(double value) => value == 0 || (Math.Abs(value) < DecimalRange && Math.Abs(value) > DecimalPrecision);
+        if (FitsDecimal(current) && FitsDecimal(delta) && FitsDecimal(current + delta))
+        {
+            var sum = (decimal)current + (decimal)delta;
+            Span<char> chars = stackalloc char[64];
+            sum.TryFormat(chars, out var length, "0.############################", CultureInfo.InvariantCulture);
+            return Encoding.ASCII.GetBytes(chars[..length], destination);
+        }
+
+        return FormatDouble(current + delta == 0 ? 0 : current + delta, destination);
+    }
+
     private static bool IsSpace(byte c) => c is (byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n' or (byte)'\v' or (byte)'\f';
 }

@@ -91,5 +91,6 @@ internal sealed class CommandTable
         new("cubby.get", 2, CubbyCommands.Get, Read, 1, 1, 1),
         new("cubby.set", -3, CubbyCommands.Set, Write, 1, 1, 1),
         new("cubby.refresh", 2, CubbyCommands.Refresh, Read, 1, 1, 1),
+        new("cubby.view", 1, CubbyCommands.View, Read),
     ]);
 }

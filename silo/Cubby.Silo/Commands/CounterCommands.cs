@@ -44,11 +44,11 @@ internal static class CounterCommands
             return;
         }
 
-        switch (session.Silo.Catalog.GrainFor(key).IncrementByFloat(key, delta, out var result))
+        Span<byte> text = stackalloc byte[RedisNumber.MaxDoubleLength];
+        switch (session.Silo.Catalog.GrainFor(key).IncrementByFloat(key, delta, text, out var length))
         {
             case UpdateStatus.Ok:
-                Span<byte> text = stackalloc byte[RedisNumber.MaxDoubleLength];
-                session.Writer.WriteBulkString(text[..RedisNumber.FormatDouble(result, text)]);
+                session.Writer.WriteBulkString(text[..length]);
                 break;
             case UpdateStatus.NotFloat:
                 session.Writer.WriteError(ErrorText.NotFloat);

@@ -111,4 +111,21 @@ internal static class CubbyCommands
             session.Writer.WriteInteger(session.Silo.Catalog.GrainFor(key).Refresh(key) ? 1 : 0);
         }
     }
+
+    public static void View(ClientSession session, RespRequest request)
+    {
+        var view = session.Silo.View.Current;
+        var writer = session.Writer;
+        writer.WriteArrayHeader(3);
+        writer.WriteInteger(view.Version);
+        writer.WriteInteger(view.SlotCount);
+        writer.WriteArrayHeader(view.Silos.Count);
+        foreach (var silo in view.Silos)
+        {
+            writer.WriteArrayHeader(3);
+            writer.WriteBulkString(silo.Id);
+            writer.WriteBulkString(silo.Host);
+            writer.WriteInteger(silo.Port);
+        }
+    }
 }

@@ -12,6 +12,12 @@ public sealed class SiloOptions
     /// <summary>The address to listen on: <c>localhost</c> (loopback, IPv4 and IPv6), <c>*</c> (every interface) or an IP address.</summary>
     public string Host { get; set; } = "localhost";
 
+    /// <summary>
+    /// The host clients are told to connect to (in CUBBY.VIEW); by default the listening address, or 127.0.0.1 for
+    /// <c>localhost</c>, or the machine's name for <c>*</c>.
+    /// </summary>
+    public string? AdvertisedHost { get; set; }
+
     /// <summary>The RESP (Redis protocol) port; 0 picks a free port.</summary>
     public int RespPort { get; set; } = CubbyProtocol.DefaultRespPort;
 

@@ -1,5 +1,6 @@
 using Cubby.Grains;
 using Cubby.Grains.Capacity;
+using Cubby.Silo.Cluster;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
@@ -10,7 +11,7 @@ namespace Cubby.Silo.Hosting;
 /// <summary>What every connection's commands share: the grains, the budget, the settings and the statistics.</summary>
 internal sealed class SiloRuntime : IDisposable
 {
-    public SiloRuntime(IOptions<SiloOptions> options, TimeProvider time)
+    public SiloRuntime(IOptions<SiloOptions> options, TimeProvider time, SiloEndpoints endpoints)
     {
         Options = options.Value;
         Time = time;
@@ -28,7 +29,11 @@ internal sealed class SiloRuntime : IDisposable
             time);
         Evictor = new Evictor(Catalog);
         StartedAt = time.GetUtcNow();
+        View = new LocalClusterView(this, endpoints);
     }
+
+    /// <summary>The cluster view served by CUBBY.VIEW.</summary>
+    public LocalClusterView View { get; }
 
     public SiloOptions Options { get; }
 

@@ -1,0 +1,62 @@
+using System.Buffers;
+using System.Collections.Concurrent;
+
+namespace Cubby.Client;
+
+internal sealed partial class CubbyClient
+{
+    private readonly ConcurrentDictionary<string, Lazy<Task>> _creating = new();
+
+    public async ValueTask<WriteOutcome> PutObjectAsync<T>(string key, T value, CacheEntryOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        var buffer = new ArrayBufferWriter<byte>();
+        _serializer.Serialize(value, buffer);
+        return await PutAsync(key, buffer.WrittenMemory, options, cancellationToken).ConfigureAwait(false);
+    }
+
+    public async ValueTask<T?> GetObjectAsync<T>(string key, CancellationToken cancellationToken = default)
+    {
+        var bytes = await GetAsync(key, cancellationToken).ConfigureAwait(false);
+        return bytes is null ? default : _serializer.Deserialize<T>(bytes);
+    }
+
+    public async ValueTask<T> GetOrCreateAsync<T>(string key, Func<CancellationToken, ValueTask<T>> factory, CacheEntryOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(factory);
+        var cached = await GetAsync(key, cancellationToken).ConfigureAwait(false);
+        if (cached is not null)
+        {
+            return _serializer.Deserialize<T>(cached)!;
+        }
+
+        // One factory run per missing key in this process; late callers await the run already under way.
+        var run = _creating.GetOrAdd(key, static (k, state) => new Lazy<Task>(() => state.Client.CreateAsync(k, state.Factory, state.Options)), (Client: this, Factory: factory, Options: options));
+        if (run.Value is not Task<T> created)
+        {
+            throw new InvalidOperationException($"GetOrCreateAsync is already creating '{key}' as another type than {typeof(T).Name}.");
+        }
+
+        return await created.WaitAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    private async Task<T> CreateAsync<T>(string key, Func<CancellationToken, ValueTask<T>> factory, CacheEntryOptions? options)
+    {
+        try
+        {
+            // Another process may have created it since this one missed.
+            var cached = await GetAsync(key, _disposed.Token).ConfigureAwait(false);
+            if (cached is not null)
+            {
+                return _serializer.Deserialize<T>(cached)!;
+            }
+
+            var value = await factory(_disposed.Token).ConfigureAwait(false);
+            await PutObjectAsync(key, value, options, _disposed.Token).ConfigureAwait(false);
+            return value;
+        }
+        finally
+        {
+            _creating.TryRemove(key, out _);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+using System.Text;
+using Cubby.Grains;
+using Cubby.Grains.Storage;
+using Cubby.Tests.Infrastructure;
+
+namespace Cubby.Tests.Grains;
+
+/// <summary>A grain catalog on a fake clock, with string helpers that route each key to its grain.</summary>
+internal sealed class CatalogHost : IDisposable
+{
+    public CatalogHost(GrainSettings settings)
+    {
+        Catalog = new ShardGrainCatalog(settings, Time);
+    }
+
+    public FakeTimeProvider Time { get; } = new();
+
+    public ShardGrainCatalog Catalog { get; }
+
+    public long Now => Time.GetUtcNow().ToUnixTimeMilliseconds();
+
+    public void Advance(long milliseconds) => Time.Advance(TimeSpan.FromMilliseconds(milliseconds));
+
+    public ShardGrain GrainOf(string key) => Catalog.GrainFor(Encoding.UTF8.GetBytes(key));
+
+    public SetStatus Set(string key, byte[] value, ExpirySpec expiry = default)
+    {
+        var none = default(NoReader);
+        return GrainOf(key).Set(Encoding.UTF8.GetBytes(key), value, new SetRequest(WriteCondition.Always, expiry), ref none);
+    }
+
+    public bool Exists(string key) => GrainOf(key).Exists(Encoding.UTF8.GetBytes(key));
+
+    public IEnumerable<ShardGrain> ActiveGrains()
+    {
+        for (var slot = 0; slot < Catalog.SlotCount; slot++)
+        {
+            if (Catalog.Find(slot) is { } grain)
+            {
+                yield return grain;
+            }
+        }
+    }
+
+    public long GrainBytes() => ActiveGrains().Sum(grain => grain.UsedBytes);
+
+    public long ExpiredCount() => ActiveGrains().Sum(grain => grain.ExpiredCount);
+
+    public long EvictedCount() => ActiveGrains().Sum(grain => grain.EvictedCount);
+
+    public void Dispose() => Catalog.Dispose();
+}

@@ -1,0 +1,182 @@
+using Cubby.Grains;
+using Cubby.Grains.Expiry;
+using Cubby.Grains.Storage;
+
+namespace Cubby.Tests.Grains;
+
+public sealed class ExpiryCollectorTests
+{
+    private static readonly byte[] Value = new byte[16];
+
+    [Fact]
+    public void RunActiveCycle_removes_expired_entries_nobody_touches_and_keeps_live_ones()
+    {
+        using var host = new CatalogHost(new GrainSettings { SlotCount = 64 });
+        using var collector = new ExpiryCollector(host.Catalog, host.Time);
+        for (var i = 0; i < 2000; i++)
+        {
+            host.Set($"expired:{i}", Value, new ExpirySpec(host.Now + 1000));
+        }
+
+        for (var i = 0; i < 300; i++)
+        {
+            host.Set($"expiring-later:{i}", Value, new ExpirySpec(host.Now + 3_600_000));
+            host.Set($"forever:{i}", Value);
+        }
+
+        host.Advance(1000);
+        Assert.Equal(2600, host.Catalog.Count());
+
+        var removed = collector.RunActiveCycle();
+
+        Assert.InRange(removed, 1800, 2000);
+        Assert.Equal(2600 - removed, host.Catalog.Count());
+        Assert.Equal(removed, host.ExpiredCount());
+        Assert.Equal(host.GrainBytes(), host.Catalog.Budget.Used);
+        for (var i = 0; i < 300; i++)
+        {
+            Assert.True(host.Exists($"expiring-later:{i}"));
+            Assert.True(host.Exists($"forever:{i}"));
+        }
+    }
+
+    [Fact]
+    public void RunActiveCycle_removes_nothing_before_anything_expires()
+    {
+        using var host = new CatalogHost(new GrainSettings { SlotCount = 16 });
+        using var collector = new ExpiryCollector(host.Catalog, host.Time);
+        for (var i = 0; i < 500; i++)
+        {
+            host.Set($"k:{i}", Value, new ExpirySpec(host.Now + 1000));
+        }
+
+        host.Advance(999);
+
+        Assert.Equal(0, collector.RunActiveCycle());
+        Assert.Equal(500, host.Catalog.Count());
+    }
+
+    [Fact]
+    public void Start_runs_active_cycles_on_the_timer_each_interval()
+    {
+        var settings = new GrainSettings { SlotCount = 16, ActiveExpiryInterval = TimeSpan.FromMilliseconds(100), FullSweepInterval = TimeSpan.FromHours(1) };
+        using var host = new CatalogHost(settings);
+        using var collector = new ExpiryCollector(host.Catalog, host.Time);
+        for (var i = 0; i < 500; i++)
+        {
+            host.Set($"expired:{i}", Value, new ExpirySpec(host.Now + 50));
+        }
+
+        for (var i = 0; i < 100; i++)
+        {
+            host.Set($"forever:{i}", Value);
+        }
+
+        collector.Start();
+        host.Advance(99);
+        Assert.Equal(600, host.Catalog.Count());
+
+        host.Advance(1);
+        Assert.InRange(host.Catalog.Count(), 100, 150);
+
+        host.Time.Advance(settings.ActiveExpiryInterval * 20);
+        Assert.Equal(100, host.Catalog.Count());
+        Assert.Equal(500, host.ExpiredCount());
+        Assert.Equal(host.GrainBytes(), host.Catalog.Budget.Used);
+    }
+
+    [Fact]
+    public void Dispose_stops_the_timers()
+    {
+        var settings = new GrainSettings { SlotCount = 4, ActiveExpiryInterval = TimeSpan.FromMilliseconds(100), FullSweepInterval = TimeSpan.FromSeconds(1) };
+        using var host = new CatalogHost(settings);
+        var collector = new ExpiryCollector(host.Catalog, host.Time);
+        collector.Start();
+        for (var i = 0; i < 50; i++)
+        {
+            host.Set($"expired:{i}", Value, new ExpirySpec(host.Now + 10));
+        }
+
+        collector.Dispose();
+        host.Time.Advance(TimeSpan.FromSeconds(10));
+
+        Assert.Equal(50, host.Catalog.Count());
+    }
+
+    [Fact]
+    public void RunFullSweep_removes_every_expired_entry_and_nothing_else()
+    {
+        using var host = new CatalogHost(new GrainSettings { SlotCount = 32 });
+        using var collector = new ExpiryCollector(host.Catalog, host.Time);
+        var start = host.Now;
+        for (var i = 0; i < 1000; i++)
+        {
+            host.Set($"expired:{i}", Value, new ExpirySpec(start + 1 + (i % 500)));
+            host.Set($"later:{i % 500}", Value, new ExpirySpec(start + 501 + i));
+        }
+
+        for (var i = 0; i < 500; i++)
+        {
+            host.Set($"forever:{i}", Value);
+        }
+
+        host.Advance(500);
+
+        Assert.Equal(1000, collector.RunFullSweep());
+        Assert.Equal(1000, host.Catalog.Count());
+        Assert.Equal(1000, host.ExpiredCount());
+        Assert.Equal(host.GrainBytes(), host.Catalog.Budget.Used);
+        Assert.Equal(0, collector.RunFullSweep());
+        for (var i = 0; i < 500; i++)
+        {
+            Assert.True(host.Exists($"later:{i}"));
+            Assert.True(host.Exists($"forever:{i}"));
+        }
+    }
+
+    [Fact]
+    public void Nothing_expired_survives_one_full_sweep_interval()
+    {
+        // Active cycles are pushed out of the way, so only the sweep can remove anything.
+        var settings = new GrainSettings { SlotCount = 32, ActiveExpiryInterval = TimeSpan.FromDays(365), FullSweepInterval = TimeSpan.FromMinutes(5) };
+        var interval = (long)settings.FullSweepInterval.TotalMilliseconds;
+        using var host = new CatalogHost(settings);
+        using var collector = new ExpiryCollector(host.Catalog, host.Time);
+        collector.Start();
+        var random = new Random(5);
+        var start = host.Now;
+        for (var i = 0; i < 1000; i++)
+        {
+            host.Set($"first:{i}", Value, new ExpirySpec(start + 1 + random.NextInt64(interval)));
+            host.Set($"second:{i}", Value, new ExpirySpec(start + interval + 1 + random.NextInt64(interval)));
+        }
+
+        for (var i = 0; i < 200; i++)
+        {
+            host.Set($"forever:{i}", Value);
+        }
+
+        host.Advance(interval - 1);
+        Assert.Equal(2200, host.Catalog.Count());
+
+        host.Advance(1);
+        Assert.Equal(1200, host.Catalog.Count());
+
+        host.Advance(interval);
+        Assert.Equal(200, host.Catalog.Count());
+        Assert.Equal(2000, host.ExpiredCount());
+        Assert.Equal(host.GrainBytes(), host.Catalog.Budget.Used);
+    }
+
+    [Fact]
+    public void Cycles_and_sweeps_ignore_slots_whose_grain_was_never_activated()
+    {
+        using var host = new CatalogHost(new GrainSettings { SlotCount = 128 });
+        using var collector = new ExpiryCollector(host.Catalog, host.Time);
+        host.Set("only", Value, new ExpirySpec(host.Now + 1));
+        host.Advance(1);
+
+        Assert.Equal(1, collector.RunActiveCycle() + collector.RunFullSweep());
+        Assert.Single(host.ActiveGrains());
+    }
+}

@@ -1,0 +1,114 @@
+using Cubby.Grains;
+using Cubby.Grains.Storage;
+
+namespace Cubby.Tests.Grains;
+
+public sealed class OutOfMemoryTests
+{
+    private static readonly long EntrySize = SizeOf(2, 10);
+
+    private static long SizeOf(int keyLength, int valueLength)
+    {
+        using var sizer = new ManagedEntryStore();
+        return sizer.SizeOf(keyLength, valueLength);
+    }
+
+    // Room for exactly ten entries of a two-byte key and a ten-byte value.
+    private static SingleGrain FullGrain()
+    {
+        var host = new SingleGrain(maxMemoryBytes: 10 * EntrySize, maxValueBytes: 1000);
+        for (var i = 0; i < 10; i++)
+        {
+            Assert.Equal(SetStatus.Created, host.Set($"k{i}", "0123456789"));
+        }
+
+        Assert.Equal(host.Budget.Limit, host.Budget.Used);
+        return host;
+    }
+
+    [Fact]
+    public void A_new_entry_that_does_not_fit_is_refused_and_nothing_changes()
+    {
+        using var host = FullGrain();
+
+        Assert.Equal(SetStatus.OutOfMemory, host.Set("kx", "0123456789"));
+        Assert.Equal(SetStatus.OutOfMemory, host.Set("y", ""));
+
+        Assert.Equal(10, host.Grain.Count);
+        Assert.Null(host.Get("kx"));
+        Assert.Equal(host.Budget.Limit, host.Budget.Used);
+        Assert.Equal(host.Grain.UsedBytes, host.Budget.Used);
+    }
+
+    [Fact]
+    public void Growing_an_entry_past_the_budget_is_refused_and_keeps_the_old_value()
+    {
+        using var host = FullGrain();
+
+        Assert.Equal(SetStatus.OutOfMemory, host.Set("k3", "0123456789A"));
+
+        Assert.Equal("0123456789", host.Get("k3"));
+        Assert.Equal(host.Budget.Limit, host.Budget.Used);
+    }
+
+    [Fact]
+    public void Overwrites_that_do_not_grow_still_succeed_when_full_and_shrinking_frees_room()
+    {
+        using var host = FullGrain();
+
+        Assert.Equal(SetStatus.Updated, host.Set("k3", "abcdefghij"));
+        Assert.Equal(SetStatus.Updated, host.Set("k4", "abc"));
+        Assert.Equal(host.Budget.Limit - 7, host.Budget.Used);
+        Assert.Equal(SetStatus.Updated, host.Set("k5", "0123456789ABCDEFG"));
+
+        Assert.Equal(host.Budget.Limit, host.Budget.Used);
+        Assert.Equal(host.Grain.UsedBytes, host.Budget.Used);
+        Assert.Equal("0123456789ABCDEFG", host.Get("k5"));
+    }
+
+    [Fact]
+    public void Removing_an_entry_makes_room_for_another()
+    {
+        using var host = FullGrain();
+
+        Assert.True(host.Grain.Remove(SingleGrain.Bytes("k0")));
+        Assert.Equal(host.Budget.Limit - EntrySize, host.Budget.Used);
+
+        Assert.Equal(SetStatus.Created, host.Set("kx", "0123456789"));
+        Assert.Equal(host.Budget.Limit, host.Budget.Used);
+    }
+
+    [Fact]
+    public void Read_modify_writes_report_OutOfMemory_when_they_would_grow_past_the_budget()
+    {
+        using var host = FullGrain();
+        host.Set("k1", "1234567890");
+
+        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementBy(SingleGrain.Bytes("k1"), 9_000_000_000, out _));
+        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementBy(SingleGrain.Bytes("new"), 1, out _));
+        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementByFloat(SingleGrain.Bytes("k1"), 0.5, new byte[Cubby.Text.RedisNumber.MaxDoubleLength], out _));
+        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.Append(SingleGrain.Bytes("k2"), SingleGrain.Bytes("!"), out _));
+        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.SetRange(SingleGrain.Bytes("k2"), 10, SingleGrain.Bytes("!"), out _));
+
+        Assert.Equal("1234567890", host.Get("k1"));
+        Assert.Equal("0123456789", host.Get("k2"));
+        Assert.Null(host.Get("new"));
+        Assert.Equal(host.Budget.Limit, host.Budget.Used);
+        Assert.Equal(UpdateStatus.Ok, host.Grain.IncrementBy(SingleGrain.Bytes("k1"), 1, out var result));
+        Assert.Equal(1234567891, result);
+    }
+
+    [Fact]
+    public void Clear_and_Dispose_give_the_grains_bytes_back_to_the_budget()
+    {
+        var host = FullGrain();
+
+        Assert.Equal(10, host.Grain.Clear());
+        Assert.Equal(0, host.Budget.Used);
+        Assert.Equal(SetStatus.Created, host.Set("k", "v"));
+        Assert.True(host.Budget.Used > 0);
+
+        host.Dispose();
+        Assert.Equal(0, host.Budget.Used);
+    }
+}

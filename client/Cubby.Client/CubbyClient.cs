@@ -84,9 +84,13 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
 
     public void Dispose()
     {
+        if (_disposed.IsCancellationRequested)
+        {
+            return;
+        }
+
         _disposed.Cancel();
         _router.Dispose();
-        _disposed.Dispose();
     }
 
     /// <summary>Writes an entry; the value may be a sequence (<c>IBufferDistributedCache</c>).</summary>

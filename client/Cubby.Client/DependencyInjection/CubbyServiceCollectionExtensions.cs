@@ -3,6 +3,7 @@ using Cubby.Client.Caching;
 using Cubby.Client.DependencyInjection;
 using Cubby.Client.Serialization;
 using Microsoft.Extensions.Caching.Distributed;
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
@@ -24,7 +25,12 @@ public static class CubbyServiceCollectionExtensions
     public static ICubbyClientBuilder AddCubbyClient(this IServiceCollection services, Action<CubbyClientOptions>? configure = null)
     {
         ArgumentNullException.ThrowIfNull(services);
-        var options = services.AddOptions<CubbyClientOptions>().BindConfiguration(CubbyClientOptions.SectionName);
+        var options = services.AddOptions<CubbyClientOptions>();
+
+        // Bound from configuration when the host has one; a bare service collection (a console tool) may not.
+        services.AddSingleton<IConfigureOptions<CubbyClientOptions>>(provider => new ConfigureNamedOptions<CubbyClientOptions>(
+            Options.Options.DefaultName,
+            o => provider.GetService<IConfiguration>()?.GetSection(CubbyClientOptions.SectionName).Bind(o)));
         if (configure is not null)
         {
             options.Configure(configure);

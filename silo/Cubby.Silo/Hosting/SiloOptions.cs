@@ -42,6 +42,9 @@ public sealed class SiloOptions
     /// <summary>The memory budget for entries, in bytes; 0 means half of the memory available to the process.</summary>
     public long MaxMemoryBytes { get; set; }
 
+    /// <summary>Where entries live: <see cref="EntryStoreKind.Native"/> (outside the GC heap) or <see cref="EntryStoreKind.Managed"/>.</summary>
+    public EntryStoreKind Store { get; set; } = EntryStoreKind.Native;
+
     /// <summary>Entries sampled per eviction when the budget is full (approximate LRU).</summary>
     public int EvictionSamples { get; set; } = 5;
 
@@ -65,4 +68,14 @@ public sealed class SiloOptions
 
     internal long EffectiveMaxMemoryBytes =>
         MaxMemoryBytes > 0 ? MaxMemoryBytes : Math.Max(64L * 1024 * 1024, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 2);
+}
+
+/// <summary>The entry store a silo's grains use.</summary>
+public enum EntryStoreKind
+{
+    /// <summary>Entries in native memory: no GC objects per entry, so collections stay short with millions of entries.</summary>
+    Native,
+
+    /// <summary>Entries as managed arrays: two GC objects per entry.</summary>
+    Managed,
 }

@@ -28,6 +28,7 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         Require(options.MaxRequestBytes >= (long)options.MaxValueBytes + options.MaxKeyBytes + 1024, $"Cubby:MaxRequestBytes must leave room for one key and one value: at least Cubby:MaxValueBytes + Cubby:MaxKeyBytes + 1024 (was {options.MaxRequestBytes}).");
         Require(options.MaxRequestBytes <= Array.MaxLength, $"Cubby:MaxRequestBytes must be at most {Array.MaxLength} (was {options.MaxRequestBytes}).");
         Require(options.MaxMemoryBytes >= 0, $"Cubby:MaxMemoryBytes must be 0 (half the available memory) or positive (was {options.MaxMemoryBytes}).");
+        Require(Enum.IsDefined(options.Store), $"Cubby:Store must be Native or Managed (was {options.Store}).");
         Require(options.EvictionSamples is >= 1 and <= 64, $"Cubby:EvictionSamples must be between 1 and 64 (was {options.EvictionSamples}).");
         Require(options.ActiveExpiryInterval > TimeSpan.Zero, $"Cubby:ActiveExpiryInterval must be positive (was {options.ActiveExpiryInterval}).");
         Require(options.ActiveExpiryBudget > TimeSpan.Zero && options.ActiveExpiryBudget <= options.ActiveExpiryInterval, $"Cubby:ActiveExpiryBudget must be positive and at most Cubby:ActiveExpiryInterval (was {options.ActiveExpiryBudget}).");

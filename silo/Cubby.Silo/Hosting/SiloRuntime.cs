@@ -1,5 +1,6 @@
 using Cubby.Grains;
 using Cubby.Grains.Capacity;
+using Cubby.Grains.Storage;
 using Cubby.Silo.Cluster;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
@@ -26,7 +27,8 @@ internal sealed class SiloRuntime : IDisposable
                 ActiveExpiryBudget = Options.ActiveExpiryBudget,
                 FullSweepInterval = Options.FullSweepInterval,
             },
-            time);
+            time,
+            Options.Store == EntryStoreKind.Managed ? static () => new ManagedEntryStore() : static () => new NativeEntryStore());
         Evictor = new Evictor(Catalog);
         StartedAt = time.GetUtcNow();
         View = new LocalClusterView(this, endpoints);

@@ -5,8 +5,11 @@ using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;
 
-public sealed class ManagedEntryStoreTests
+/// <summary>What every <see cref="IEntryStore"/> must do; run against each store.</summary>
+public abstract class EntryStoreContractTests
 {
+    private protected abstract IEntryStore CreateStore();
+
     private static byte[] Bytes(string text) => Encoding.UTF8.GetBytes(text);
 
     private static EntryMetadata WithFlags(uint flags) => new() { Flags = flags, ExpiresAt = 1000 + flags };
@@ -14,7 +17,7 @@ public sealed class ManagedEntryStoreTests
     [Fact]
     public void Add_then_IndexOf_finds_key_value_and_metadata()
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
 
         var a = store.Add(Bytes("alpha"), Bytes("one"), WithFlags(1));
         var b = store.Add(Bytes("beta"), Bytes("two!"), WithFlags(2));
@@ -32,7 +35,7 @@ public sealed class ManagedEntryStoreTests
     [Fact]
     public void IndexOf_is_minus_one_for_a_missing_key_and_compares_by_content()
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         store.Add(Bytes("key"), Bytes("v"), default);
 
         Assert.Equal(-1, store.IndexOf(Bytes("kez")));
@@ -45,7 +48,7 @@ public sealed class ManagedEntryStoreTests
     [Fact]
     public void Add_copies_key_and_value_so_later_changes_to_the_callers_buffers_do_not_leak_in()
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         var key = Bytes("key");
         var value = Bytes("value");
         store.Add(key, value, default);
@@ -60,7 +63,7 @@ public sealed class ManagedEntryStoreTests
     [Fact]
     public void Adding_a_present_key_throws_and_leaves_the_store_unchanged()
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         store.Add(Bytes("key"), Bytes("v"), default);
         var used = store.UsedBytes;
 
@@ -74,7 +77,7 @@ public sealed class ManagedEntryStoreTests
     [Fact]
     public void ReplaceValue_of_the_same_length_reuses_the_value_array_and_keeps_metadata()
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         var index = store.Add(Bytes("key"), Bytes("aaaa"), WithFlags(7));
         var used = store.UsedBytes;
         ref var before = ref MemoryMarshal.GetReference(store.ValueAt(index));
@@ -91,7 +94,7 @@ public sealed class ManagedEntryStoreTests
     [Fact]
     public void ReplaceValue_of_the_same_length_allocates_nothing()
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         var index = store.Add(Bytes("key"), new byte[256], default);
         var first = new byte[256];
         var second = new byte[256];
@@ -115,7 +118,7 @@ public sealed class ManagedEntryStoreTests
     [InlineData("", "something")]
     public void ReplaceValue_of_another_length_stores_the_new_value_and_adjusts_UsedBytes(string oldValue, string newValue)
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         store.Add(Bytes("other"), Bytes("x"), default);
         var index = store.Add(Bytes("key"), Bytes(oldValue), WithFlags(3));
         var used = store.UsedBytes;
@@ -132,7 +135,7 @@ public sealed class ManagedEntryStoreTests
     [Fact]
     public void RemoveAt_moves_the_last_entry_into_the_hole()
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         store.Add(Bytes("a"), Bytes("1"), WithFlags(1));
         store.Add(Bytes("b"), Bytes("2"), WithFlags(2));
         store.Add(Bytes("c"), Bytes("3"), WithFlags(3));
@@ -152,7 +155,7 @@ public sealed class ManagedEntryStoreTests
     [Fact]
     public void RemoveAt_of_the_last_entry_moves_nothing()
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         store.Add(Bytes("a"), Bytes("1"), default);
         store.Add(Bytes("b"), Bytes("2"), default);
 
@@ -170,7 +173,7 @@ public sealed class ManagedEntryStoreTests
     [InlineData(int.MaxValue)]
     public void Indexes_outside_the_entries_throw(int index)
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         store.Add(Bytes("a"), Bytes("1"), default);
 
         Assert.Throws<ArgumentOutOfRangeException>(() => store.KeyAt(index));
@@ -188,7 +191,7 @@ public sealed class ManagedEntryStoreTests
     public void Random_adds_replaces_and_removes_match_a_dictionary_model(int seed)
     {
         var random = new Random(seed);
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         var model = new Dictionary<string, (byte[] Value, uint Flags)>();
         var nextKey = 0;
 
@@ -229,7 +232,7 @@ public sealed class ManagedEntryStoreTests
     [Fact]
     public void UsedBytes_is_the_sum_of_SizeOf_over_the_entries()
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         Assert.Equal(0, store.UsedBytes);
 
         store.Add(Bytes("k1"), new byte[10], default);
@@ -244,7 +247,7 @@ public sealed class ManagedEntryStoreTests
     [Fact]
     public void SizeOf_charges_every_key_and_value_byte_plus_a_positive_overhead()
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
 
         Assert.True(store.SizeOf(0, 0) > 0);
         Assert.Equal(store.SizeOf(0, 0) + 5, store.SizeOf(5, 0));
@@ -255,7 +258,7 @@ public sealed class ManagedEntryStoreTests
     [Fact]
     public void Clear_empties_the_store_and_it_can_be_filled_again()
     {
-        using var store = new ManagedEntryStore();
+        using var store = CreateStore();
         for (var i = 0; i < 100; i++)
         {
             store.Add(Bytes($"key{i}"), Bytes($"value{i}"), default);
@@ -280,7 +283,7 @@ public sealed class ManagedEntryStoreTests
         return value;
     }
 
-    private static void AssertMatches(ManagedEntryStore store, Dictionary<string, (byte[] Value, uint Flags)> model)
+    private static void AssertMatches(IEntryStore store, Dictionary<string, (byte[] Value, uint Flags)> model)
     {
         Assert.Equal(model.Count, store.Count);
         long expectedBytes = 0;
@@ -302,4 +305,14 @@ public sealed class ManagedEntryStoreTests
 
         Assert.Equal(expectedBytes, store.UsedBytes);
     }
+}
+
+public sealed class ManagedEntryStoreTests : EntryStoreContractTests
+{
+    private protected override IEntryStore CreateStore() => new ManagedEntryStore();
+}
+
+public sealed class NativeEntryStoreTests : EntryStoreContractTests
+{
+    private protected override IEntryStore CreateStore() => new NativeEntryStore();
 }

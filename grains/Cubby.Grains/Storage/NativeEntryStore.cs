@@ -1,0 +1,234 @@
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using Cubby.Hashing;
+
+namespace Cubby.Grains.Storage;
+
+/// <summary>
+/// An entry store whose entries live outside the GC heap: each entry is one native block (metadata, key, value), found
+/// through an open-addressing table of dense indexes. Millions of entries are a few large arrays to the GC, not
+/// millions of objects, so collections stay short however much is cached.
+/// </summary>
+internal sealed unsafe class NativeEntryStore : IEntryStore
+{
+    /// <summary>Per-entry bytes beyond key and value: the header, the allocator's own header, a dense slot and ~1.5 buckets.</summary>
+    private const int EntryOverhead = 48 + 16 + 8 + 6;
+    private const int MinBuckets = 16;
+
+    private readonly ulong _seed = (ulong)Random.Shared.NextInt64();
+    private nint[] _entries = [];
+    private int[] _buckets = new int[MinBuckets];
+    private int _count;
+    private bool _disposed;
+
+    public int Count => _count;
+
+    public long UsedBytes { get; private set; }
+
+    public int IndexOf(ReadOnlySpan<byte> key)
+    {
+        var hash = Hash(key);
+        var mask = _buckets.Length - 1;
+        for (var bucket = (int)hash & mask; ; bucket = (bucket + 1) & mask)
+        {
+            var slot = _buckets[bucket];
+            if (slot == 0)
+            {
+                return -1;
+            }
+
+            var header = Header(slot - 1);
+            if (header->Hash == hash && KeyOf(header).SequenceEqual(key))
+            {
+                return slot - 1;
+            }
+        }
+    }
+
+    public ReadOnlySpan<byte> KeyAt(int index) => KeyOf(Header(Check(index)));
+
+    public ReadOnlySpan<byte> ValueAt(int index)
+    {
+        var header = Header(Check(index));
+        return new ReadOnlySpan<byte>((byte*)(header + 1) + header->KeyLength, header->ValueLength);
+    }
+
+    public ref EntryMetadata MetadataAt(int index) => ref Header(Check(index))->Metadata;
+
+    public int Add(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, in EntryMetadata metadata)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (IndexOf(key) >= 0)
+        {
+            throw new InvalidOperationException("The key is already in the store.");
+        }
+
+        if ((_count + 1) * 4 > _buckets.Length * 3)
+        {
+            Rehash(_buckets.Length * 2);
+        }
+
+        if (_count == _entries.Length)
+        {
+            Array.Resize(ref _entries, Math.Max(4, _entries.Length * 2));
+        }
+
+        var header = (EntryHeader*)NativeMemory.Alloc((nuint)(sizeof(EntryHeader) + key.Length + value.Length));
+        header->Metadata = metadata;
+        header->Hash = Hash(key);
+        header->KeyLength = key.Length;
+        header->ValueLength = value.Length;
+        header->ValueCapacity = value.Length;
+        key.CopyTo(new Span<byte>(header + 1, key.Length));
+        value.CopyTo(new Span<byte>((byte*)(header + 1) + key.Length, value.Length));
+
+        var index = _count++;
+        _entries[index] = (nint)header;
+        _buckets[FreeBucket(header->Hash)] = index + 1;
+        UsedBytes += SizeOf(key.Length, value.Length);
+        return index;
+    }
+
+    public void ReplaceValue(int index, ReadOnlySpan<byte> value)
+    {
+        var header = Header(Check(index));
+        UsedBytes += (long)value.Length - header->ValueLength;
+        if (value.Length > header->ValueCapacity)
+        {
+            header = (EntryHeader*)NativeMemory.Realloc(header, (nuint)(sizeof(EntryHeader) + header->KeyLength + value.Length));
+            header->ValueCapacity = value.Length;
+            _entries[index] = (nint)header;
+        }
+
+        header->ValueLength = value.Length;
+        value.CopyTo(new Span<byte>((byte*)(header + 1) + header->KeyLength, value.Length));
+    }
+
+    public void RemoveAt(int index)
+    {
+        var header = Header(Check(index));
+        UsedBytes -= SizeOf(header->KeyLength, header->ValueLength);
+        DeleteBucket(BucketOf(index, header->Hash));
+        NativeMemory.Free(header);
+
+        var last = --_count;
+        if (index != last)
+        {
+            var moved = Header(last);
+            _buckets[BucketOf(last, moved->Hash)] = index + 1;
+            _entries[index] = (nint)moved;
+        }
+
+        _entries[last] = 0;
+        if (_entries.Length > 64 && _count < _entries.Length / 4)
+        {
+            Array.Resize(ref _entries, _entries.Length / 2);
+            Rehash(Math.Max(MinBuckets, (int)BitOperations.RoundUpToPowerOf2((uint)(_count * 2 + 1))));
+        }
+    }
+
+    public void Clear()
+    {
+        for (var i = 0; i < _count; i++)
+        {
+            NativeMemory.Free((void*)_entries[i]);
+        }
+
+        _entries = [];
+        _buckets = new int[MinBuckets];
+        _count = 0;
+        UsedBytes = 0;
+    }
+
+    public long SizeOf(int keyLength, int valueLength) => (long)keyLength + valueLength + EntryOverhead;
+
+    public void Dispose()
+    {
+        if (!_disposed)
+        {
+            Clear();
+            _disposed = true;
+        }
+    }
+
+    private static ReadOnlySpan<byte> KeyOf(EntryHeader* header) => new(header + 1, header->KeyLength);
+
+    private uint Hash(ReadOnlySpan<byte> key) => (uint)XxHash64.Hash(key, _seed);
+
+    private int Check(int index) => (uint)index < (uint)_count ? index : throw new ArgumentOutOfRangeException(nameof(index));
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private EntryHeader* Header(int index) => (EntryHeader*)_entries[index];
+
+    private int FreeBucket(uint hash)
+    {
+        var mask = _buckets.Length - 1;
+        var bucket = (int)hash & mask;
+        while (_buckets[bucket] != 0)
+        {
+            bucket = (bucket + 1) & mask;
+        }
+
+        return bucket;
+    }
+
+    private int BucketOf(int index, uint hash)
+    {
+        var mask = _buckets.Length - 1;
+        var bucket = (int)hash & mask;
+        while (_buckets[bucket] != index + 1)
+        {
+            bucket = (bucket + 1) & mask;
+        }
+
+        return bucket;
+    }
+
+    /// <summary>Empties a bucket and shifts later members of its probe run back, so lookups need no tombstones.</summary>
+    private void DeleteBucket(int hole)
+    {
+        var mask = _buckets.Length - 1;
+        var next = hole;
+        while (true)
+        {
+            next = (next + 1) & mask;
+            var slot = _buckets[next];
+            if (slot == 0)
+            {
+                break;
+            }
+
+            var home = (int)Header(slot - 1)->Hash & mask;
+
+            // The entry at 'next' may fill the hole only if its home bucket does not lie cyclically in (hole, next].
+            var homeInRange = hole <= next ? home > hole && home <= next : home > hole || home <= next;
+            if (!homeInRange)
+            {
+                _buckets[hole] = slot;
+                hole = next;
+            }
+        }
+
+        _buckets[hole] = 0;
+    }
+
+    private void Rehash(int bucketCount)
+    {
+        _buckets = new int[bucketCount];
+        for (var index = 0; index < _count; index++)
+        {
+            _buckets[FreeBucket(Header(index)->Hash)] = index + 1;
+        }
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    private struct EntryHeader
+    {
+        public EntryMetadata Metadata;
+        public uint Hash;
+        public int KeyLength;
+        public int ValueLength;
+        public int ValueCapacity;
+    }
+}

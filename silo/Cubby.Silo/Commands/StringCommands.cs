@@ -84,15 +84,29 @@ internal static class StringCommands
             return;
         }
 
-        var previous = new ValueCapture(session.Scratch);
-        var status = session.Silo.Catalog.GrainFor(key).Set(key, request[2], new SetRequest(condition, expiry), ref previous);
+        var grain = session.Silo.Catalog.GrainFor(key);
+        var setRequest = new SetRequest(condition, expiry);
+        SetStatus status;
+        var previousFound = false;
+        if (returnPrevious)
+        {
+            var previous = new ValueCapture(session.Scratch);
+            status = grain.Set(key, request[2], setRequest, ref previous);
+            previousFound = previous.Found;
+        }
+        else
+        {
+            var none = default(NoReader);
+            status = grain.Set(key, request[2], setRequest, ref none);
+        }
+
         if (status == SetStatus.OutOfMemory)
         {
             session.Writer.WriteError(ErrorText.OutOfMemory);
         }
         else if (returnPrevious)
         {
-            WriteCaptured(session, previous.Found);
+            WriteCaptured(session, previousFound);
         }
         else if (status == SetStatus.NotStored)
         {

@@ -90,13 +90,13 @@ internal sealed partial class ShardGrain
                 return UpdateStatus.Ok;
             }
 
-            var needed = offset + patch.Length;
-            if (needed > _maxValueBytes)
+            // Compared without adding, so a huge offset cannot overflow past the check.
+            if (offset > _maxValueBytes - patch.Length)
             {
                 return UpdateStatus.TooLarge;
             }
 
-            length = Math.Max(current.Length, needed);
+            length = Math.Max(current.Length, offset + patch.Length);
             return Compose(key, index, current, (int)offset, patch, now);
         }
     }

@@ -60,6 +60,13 @@ internal static class ConnectionCommands
             return;
         }
 
+        // As in Redis, only the one-argument form complains that no password is set; "AUTH default pw" succeeds.
+        if (request.Count == 2 && session.Silo.Options.Password is null)
+        {
+            session.Writer.WriteError(ErrorText.NoPasswordConfigured);
+            return;
+        }
+
         if (TryAuthenticate(session, request.Count == 3 ? request[1] : "default"u8, request[request.Count - 1]))
         {
             session.Writer.WriteOk();
@@ -198,15 +205,10 @@ internal static class ConnectionCommands
 
     private static bool TryAuthenticate(ClientSession session, ReadOnlySpan<byte> user, ReadOnlySpan<byte> password)
     {
+        // Without a password the default user is Redis's "nopass": any password authenticates it.
         var configured = session.Silo.Options.Password;
-        if (configured is null)
-        {
-            session.Writer.WriteError(ErrorText.NoPasswordConfigured);
-            return false;
-        }
-
         var valid = Arguments.Is(user, "default")
-            & CryptographicOperations.FixedTimeEquals(SHA256.HashData(password), SHA256.HashData(Encoding.UTF8.GetBytes(configured)));
+            & (configured is null || CryptographicOperations.FixedTimeEquals(SHA256.HashData(password), SHA256.HashData(Encoding.UTF8.GetBytes(configured))));
         if (!valid)
         {
             session.Writer.WriteError(ErrorText.WrongPass);

@@ -172,6 +172,22 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"rejected_connections:{stats.RejectedConnections}\r\n\r\n");
         }
 
+        if (Wants("gc"))
+        {
+            var (p50, p99, max) = silo.GcPauses.Percentiles();
+            text.Append("# GC\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_gen0_collections:{GC.CollectionCount(0)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_gen1_collections:{GC.CollectionCount(1)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_gen2_collections:{GC.CollectionCount(2)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_pauses_recorded:{silo.GcPauses.Count}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_total_pause_ms:{GC.GetTotalPauseDuration().TotalMilliseconds:0.###}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_pause_p50_ms:{p50:0.###}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_pause_p99_ms:{p99:0.###}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_pause_max_ms:{max:0.###}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_heap_bytes:{GC.GetTotalMemory(false)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_server:{(System.Runtime.GCSettings.IsServerGC ? 1 : 0)}\r\n\r\n");
+        }
+
         if (Wants("keyspace"))
         {
             var keys = silo.Catalog.Count();

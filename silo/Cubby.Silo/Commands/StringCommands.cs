@@ -346,7 +346,8 @@ internal static class StringCommands
             return;
         }
 
-        if (offset + request[3].Length > session.Silo.Options.MaxValueBytes)
+        // Written so a huge offset cannot overflow past the check.
+        if (offset > session.Silo.Options.MaxValueBytes - request[3].Length)
         {
             session.Writer.WriteError(ErrorText.ValueTooLarge(session.Silo.Options.MaxValueBytes));
             return;

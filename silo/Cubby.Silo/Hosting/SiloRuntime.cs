@@ -49,11 +49,17 @@ internal sealed class SiloRuntime : IDisposable
 
     public SiloStatistics Statistics { get; } = new();
 
+    public GcPauseMonitor GcPauses { get; } = new();
+
     public ClientRegistry Clients { get; } = new();
 
     public DateTimeOffset StartedAt { get; }
 
     public long NowMilliseconds => Time.GetUtcNow().ToUnixTimeMilliseconds();
 
-    public void Dispose() => Catalog.Dispose();
+    public void Dispose()
+    {
+        GcPauses.Dispose();
+        Catalog.Dispose();
+    }
 }

@@ -5,6 +5,7 @@ using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Hosting;
 using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Connections.Features;
 
 namespace Cubby.Silo.Protocol;
 
@@ -16,6 +17,12 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
 {
     /// <summary>Replies are flushed early once this much is buffered, so a long pipeline cannot hoard memory.</summary>
     private const int FlushThreshold = 64 * 1024;
+
+    /// <summary>
+    /// Before AUTH a client can send only what authenticating takes, as in Redis, so an unauthenticated client cannot
+    /// make the silo buffer large requests.
+    /// </summary>
+    private static readonly RespLimits UnauthenticatedLimits = new() { MaxArrayLength = 16, MaxBulkBytes = 16 * 1024, MaxRequestBytes = 64 * 1024 };
 
     private readonly RespLimits _limits = new()
     {
@@ -33,11 +40,18 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         silo.Statistics.ConnectionReceived();
         Log.ClientConnected(logger, session.Id, session.RemoteEndPoint);
         using var request = new RespRequest();
+
+        // On shutdown the server asks each connection to close; an idle client would otherwise hold the stop up until
+        // its timeout and then be reset. Ending the pending read lets the current batch finish and the connection close.
+        var lifetime = connection.Features.Get<IConnectionLifetimeNotificationFeature>();
+        using var closing = lifetime?.ConnectionClosedRequested.Register(static state => ((PipeReader)state!).CancelPendingRead(), input);
         try
         {
             while (!session.CloseRequested)
             {
-                var read = await input.ReadAsync(connection.ConnectionClosed).ConfigureAwait(false);
+                // No ConnectionClosed token: it fires as soon as the client half-closes, which would drop the commands
+                // it sent before that are still buffered. A closed or aborted connection completes the pipe instead.
+                var read = await input.ReadAsync().ConfigureAwait(false);
                 var buffer = read.Buffer;
                 var (consumed, error, paused) = ExecuteAll(session, request, buffer, output);
 
@@ -86,7 +100,8 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
             while (!session.CloseRequested)
             {
                 var remaining = buffer.Slice(consumed);
-                var status = RespRequestParser.TryParse(remaining, request, _limits, out var next, out var error);
+                var limits = session.IsAuthenticated ? _limits : UnauthenticatedLimits;
+                var status = RespRequestParser.TryParse(remaining, request, limits, out var next, out var error);
                 if (status == RespParseStatus.Error)
                 {
                     return (consumed, error, false);

@@ -1,0 +1,224 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using System.Runtime.InteropServices;
+using System.Text;
+
+namespace Cubby.Tests.Infrastructure;
+
+/// <summary>
+/// The built silo executable running as a process of its own on loopback, as an operator would run it: for tests
+/// that need real processes (redis-cli, signals, several silos). Its output is kept for failure messages.
+/// </summary>
+public sealed partial class SiloProcess : IDisposable
+{
+    private const int SigTerm = 15;
+    private static readonly TimeSpan DefaultReadyTimeout = TimeSpan.FromSeconds(60);
+    private readonly Process _process;
+    private readonly StringBuilder _output = new();
+
+    private SiloProcess(Process process, int respPort, int httpPort)
+    {
+        _process = process;
+        RespPort = respPort;
+        HttpPort = httpPort;
+    }
+
+    /// <summary>Where the silo was built: the test project references it, so it is copied next to the tests.</summary>
+    public static string SiloAssemblyPath => Path.Combine(AppContext.BaseDirectory, "Cubby.Silo.dll");
+
+    public int RespPort { get; }
+
+    public int HttpPort { get; }
+
+    public IPEndPoint RespEndPoint => new(IPAddress.Loopback, RespPort);
+
+    public int ProcessId => _process.Id;
+
+    public bool HasExited => _process.HasExited;
+
+    /// <summary>Everything the process wrote to stdout and stderr so far.</summary>
+    public string Output
+    {
+        get
+        {
+            lock (_output)
+            {
+                return _output.ToString();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Starts a silo on free loopback ports and waits until it answers PING. A port taken by someone else between
+    /// choosing and binding it is retried on other ports. <paramref name="arguments"/> are added to the command line
+    /// (<c>--Cubby:Password pw</c>).
+    /// </summary>
+    public static async Task<SiloProcess> StartAsync(params string[] arguments)
+    {
+        const int Attempts = 3;
+        for (var attempt = 1; ; attempt++)
+        {
+            var silo = Start(FreePort(), FreePort(), arguments);
+            try
+            {
+                await silo.WaitUntilReadyAsync(DefaultReadyTimeout);
+                return silo;
+            }
+            catch (InvalidOperationException) when (attempt < Attempts && silo.HasExited && silo.Output.Contains("address already in use", StringComparison.OrdinalIgnoreCase))
+            {
+                silo.Dispose();
+            }
+            catch
+            {
+                silo.Dispose();
+                throw;
+            }
+        }
+    }
+
+    /// <summary>Starts a silo on the given ports without waiting for it; see <see cref="WaitUntilReadyAsync"/>.</summary>
+    public static SiloProcess Start(int respPort, int httpPort, IEnumerable<string> arguments)
+    {
+        if (!File.Exists(SiloAssemblyPath))
+        {
+            throw new InvalidOperationException($"The silo is not built at {SiloAssemblyPath}; the test project must reference silo/Cubby.Silo.");
+        }
+
+        var start = new ProcessStartInfo("dotnet")
+        {
+            WorkingDirectory = AppContext.BaseDirectory,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            RedirectStandardInput = true,
+            UseShellExecute = false,
+        };
+        start.ArgumentList.Add(SiloAssemblyPath);
+        foreach (var argument in (string[])["--Cubby:Host", "127.0.0.1", "--Cubby:RespPort", Text(respPort), "--Cubby:HttpPort", Text(httpPort), .. arguments])
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        var process = new Process { StartInfo = start };
+        var silo = new SiloProcess(process, respPort, httpPort);
+        process.OutputDataReceived += (_, line) => silo.Append(line.Data);
+        process.ErrorDataReceived += (_, line) => silo.Append(line.Data);
+        process.Start();
+        process.StandardInput.Close();
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        return silo;
+    }
+
+    /// <summary>Polls the RESP port until PING answers PONG; fails, with the silo's output, if it exits or the time runs out.</summary>
+    public async Task WaitUntilReadyAsync(TimeSpan timeout)
+    {
+        var clock = Stopwatch.StartNew();
+        Exception? last = null;
+        while (clock.Elapsed < timeout)
+        {
+            if (_process.HasExited)
+            {
+                _process.WaitForExit();
+                throw new InvalidOperationException($"The silo exited with code {_process.ExitCode} before it was ready.{Describe()}");
+            }
+
+            try
+            {
+                using var attempt = new CancellationTokenSource(TimeSpan.FromSeconds(5));
+                await using var client = await RespTestClient.ConnectAsync(RespEndPoint).WaitAsync(attempt.Token);
+                var reply = await client.CallAsync("PING").WaitAsync(attempt.Token);
+                if (reply.AsString() == "PONG")
+                {
+                    return;
+                }
+
+                last = new InvalidDataException($"PING answered {reply}");
+            }
+            catch (Exception exception) when (exception is SocketException or IOException or TimeoutException or OperationCanceledException)
+            {
+                last = exception;
+            }
+
+            await Task.Delay(50);
+        }
+
+        throw new InvalidOperationException($"The silo did not answer PING on port {RespPort} within {timeout.TotalSeconds:0}s (last: {last?.Message}).{Describe()}");
+    }
+
+    /// <summary>Sends SIGTERM, the signal a service manager stops a process with, and waits for the exit code.</summary>
+    public async Task<int> StopAsync(TimeSpan timeout)
+    {
+        if (!_process.HasExited && SendSignal(_process.Id, SigTerm) != 0 && !_process.HasExited)
+        {
+            throw new InvalidOperationException($"kill -TERM {_process.Id} failed with errno {Marshal.GetLastPInvokeError()}.");
+        }
+
+        using var wait = new CancellationTokenSource(timeout);
+        try
+        {
+            await _process.WaitForExitAsync(wait.Token);
+        }
+        catch (OperationCanceledException)
+        {
+            throw new InvalidOperationException($"The silo did not exit within {timeout.TotalSeconds:0}s of SIGTERM.{Describe()}");
+        }
+
+        _process.WaitForExit();
+        return _process.ExitCode;
+    }
+
+    /// <summary>Kills the process at once (SIGKILL), as a crash would end it.</summary>
+    public void Kill()
+    {
+        if (!_process.HasExited)
+        {
+            _process.Kill();
+            _process.WaitForExit();
+        }
+    }
+
+    /// <summary>Kills the process if it still runs.</summary>
+    public void Dispose()
+    {
+        try
+        {
+            Kill();
+        }
+        catch (InvalidOperationException)
+        {
+            // It never started or has already been reaped.
+        }
+
+        _process.Dispose();
+    }
+
+    /// <summary>The silo's output, for assertion messages.</summary>
+    public string Describe() => $"\n--- silo output (port {RespPort}) ---\n{Output}--- end of silo output ---";
+
+    /// <summary>A loopback port free at the time of the call.</summary>
+    public static int FreePort()
+    {
+        using var listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        listener.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        return ((IPEndPoint)listener.LocalEndPoint!).Port;
+    }
+
+    private static string Text(int value) => value.ToString(System.Globalization.CultureInfo.InvariantCulture);
+
+    private void Append(string? line)
+    {
+        if (line is null)
+        {
+            return;
+        }
+
+        lock (_output)
+        {
+            _output.Append(line).Append('\n');
+        }
+    }
+
+    [LibraryImport("libc", EntryPoint = "kill", SetLastError = true)]
+    private static partial int SendSignal(int processId, int signal);
+}

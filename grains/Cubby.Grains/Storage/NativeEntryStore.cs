@@ -6,9 +6,9 @@ using Cubby.Hashing;
 namespace Cubby.Grains.Storage;
 
 /// <summary>
-/// An entry store whose entries live outside the GC heap: each entry is one native block (metadata, key, value), found
-/// through an open-addressing table of dense indexes. Millions of entries are a few large arrays to the GC, not
-/// millions of objects, so collections stay short however much is cached.
+/// An entry store that lives entirely outside the GC heap: each entry is one native block (metadata, key, value), found
+/// through an open-addressing table of dense indexes that is native memory too. Millions of entries are nothing for
+/// the GC to mark or compact, so collections stay short however much is cached.
 /// </summary>
 internal sealed unsafe class NativeEntryStore : IEntryStore
 {
@@ -17,8 +17,8 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
     private const int MinBuckets = 16;
 
     private readonly ulong _seed = (ulong)Random.Shared.NextInt64();
-    private nint[] _entries = [];
-    private int[] _buckets = new int[MinBuckets];
+    private NativeArray<nint> _entries = new(0);
+    private NativeArray<int> _buckets = new(MinBuckets);
     private int _count;
     private bool _disposed;
 
@@ -71,7 +71,7 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
 
         if (_count == _entries.Length)
         {
-            Array.Resize(ref _entries, Math.Max(4, _entries.Length * 2));
+            _entries.Resize(Math.Max(4, _entries.Length * 2));
         }
 
         var header = (EntryHeader*)NativeMemory.Alloc((nuint)(sizeof(EntryHeader) + key.Length + value.Length));
@@ -123,7 +123,7 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
         _entries[last] = 0;
         if (_entries.Length > 64 && _count < _entries.Length / 4)
         {
-            Array.Resize(ref _entries, _entries.Length / 2);
+            _entries.Resize(_entries.Length / 2);
             Rehash(Math.Max(MinBuckets, (int)BitOperations.RoundUpToPowerOf2((uint)(_count * 2 + 1))));
         }
     }
@@ -135,8 +135,9 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
             NativeMemory.Free((void*)_entries[i]);
         }
 
-        _entries = [];
-        _buckets = new int[MinBuckets];
+        _entries.Resize(0);
+        _buckets.Dispose();
+        _buckets = new NativeArray<int>(MinBuckets);
         _count = 0;
         UsedBytes = 0;
     }
@@ -148,6 +149,8 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
         if (!_disposed)
         {
             Clear();
+            _entries.Dispose();
+            _buckets.Dispose();
             _disposed = true;
         }
     }
@@ -215,7 +218,8 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
 
     private void Rehash(int bucketCount)
     {
-        _buckets = new int[bucketCount];
+        _buckets.Dispose();
+        _buckets = new NativeArray<int>(bucketCount);
         for (var index = 0; index < _count; index++)
         {
             _buckets[FreeBucket(Header(index)->Hash)] = index + 1;
@@ -230,5 +234,40 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
         public int KeyLength;
         public int ValueLength;
         public int ValueCapacity;
+    }
+
+    /// <summary>A zeroed, resizable array in native memory.</summary>
+    private struct NativeArray<T>(int length) : IDisposable
+        where T : unmanaged
+    {
+        private T* _items = length == 0 ? null : (T*)NativeMemory.AllocZeroed((nuint)length, (nuint)sizeof(T));
+
+        public int Length { get; private set; } = length;
+
+        public readonly ref T this[int index] => ref _items[index];
+
+        public void Resize(int length)
+        {
+            if (length == 0)
+            {
+                Dispose();
+                return;
+            }
+
+            _items = (T*)NativeMemory.Realloc(_items, (nuint)length * (nuint)sizeof(T));
+            if (length > Length)
+            {
+                new Span<T>(_items + Length, length - Length).Clear();
+            }
+
+            Length = length;
+        }
+
+        public void Dispose()
+        {
+            NativeMemory.Free(_items);
+            _items = null;
+            Length = 0;
+        }
     }
 }

@@ -17,15 +17,7 @@ internal static class CubbyCommands
         }
 
         var reply = new CubbyEntryReply(session.Writer);
-        if (session.Silo.Catalog.GrainFor(key).Read(key, slide: true, ref reply))
-        {
-            session.Hit();
-        }
-        else
-        {
-            session.Miss();
-            session.Writer.WriteNull();
-        }
+        StringCommands.Lookup(session, key, ref reply);
     }
 
     /// <summary>CUBBY.SET key value [PXAT ms] [SLIDE ms] [FLAGS n] [NX|XX]; replies with the <see cref="WriteOutcome"/>.</summary>

@@ -18,6 +18,13 @@ internal static class StringCommands
         }
 
         var reply = new BulkReply(session.Writer);
+        Lookup(session, key, ref reply);
+    }
+
+    /// <summary>A read that counts as a hit or a miss, renews a sliding expiry, and answers null when absent.</summary>
+    public static void Lookup<TReader>(ClientSession session, ReadOnlySpan<byte> key, ref TReader reply)
+        where TReader : IEntryReader, allows ref struct
+    {
         if (session.Silo.Catalog.GrainFor(key).Read(key, slide: true, ref reply))
         {
             session.Hit();
@@ -199,16 +206,7 @@ internal static class StringCommands
         var reply = new BulkReply(session.Writer);
         for (var i = 1; i < request.Count; i++)
         {
-            var key = request[i];
-            if (session.Silo.Catalog.GrainFor(key).Read(key, slide: true, ref reply))
-            {
-                session.Hit();
-            }
-            else
-            {
-                session.Miss();
-                session.Writer.WriteNull();
-            }
+            Lookup(session, request[i], ref reply);
         }
     }
 

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Runs Cubby's whole test suite. Installs the Debian packages the tests drive (redis-cli) when they are missing.
+# Runs Cubby's whole test suite. Installs the Debian packages the tests drive (redis-cli, and PostgreSQL's server
+# binaries unless CUBBY_TEST_POSTGRES names a database) when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
 command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
+if [ -z "${CUBBY_TEST_POSTGRES:-}" ] && ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+  need+=(postgresql)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   echo "Installing ${need[*]} for the tests..."

@@ -1,7 +1,25 @@
+using Cubby.Silo.Cluster.Membership;
 using Cubby.Silo.Hosting;
+
+if (args is ["migrate", ..])
+{
+    // Applies the PostgreSQL membership schema and exits, for operators who run silos with a role that cannot create tables.
+    var configuration = new ConfigurationBuilder().AddJsonFile("appsettings.json", optional: true).AddEnvironmentVariables().AddCommandLine(args[1..]).Build();
+    var connectionString = configuration["Cubby:Clustering:ConnectionString"];
+    if (string.IsNullOrWhiteSpace(connectionString))
+    {
+        await Console.Error.WriteLineAsync("migrate needs Cubby:Clustering:ConnectionString (e.g. --Cubby:Clustering:ConnectionString \"Host=...;Database=...\").").ConfigureAwait(false);
+        return 2;
+    }
+
+    await PostgresMembershipSchema.ApplyAsync(connectionString, CancellationToken.None).ConfigureAwait(false);
+    Console.WriteLine("The Cubby membership schema is up to date.");
+    return 0;
+}
 
 var builder = WebApplication.CreateSlimBuilder(args);
 builder.AddCubbySilo();
 var app = builder.Build();
 app.MapCubbySilo();
 await app.RunAsync().ConfigureAwait(false);
+return 0;

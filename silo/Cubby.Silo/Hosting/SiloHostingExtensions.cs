@@ -35,6 +35,7 @@ public static class SiloHostingExtensions
         builder.Services.AddSingleton<SiloEndpoints>();
         builder.Services.AddHostedService<ExpiryService>();
         builder.Services.AddHealthChecks();
+        builder.Services.AddSingleton<IMemoryPoolFactory<byte>, LargeBlockMemoryPoolFactory>();
         builder.Services.AddOptions<HostOptions>().Configure<IOptions<SiloOptions>>((host, silo) => host.ShutdownTimeout = silo.Value.ShutdownTimeout);
         builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<SiloOptions>>((sockets, silo) =>
         {

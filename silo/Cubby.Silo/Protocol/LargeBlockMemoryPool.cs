@@ -56,6 +56,13 @@ internal sealed class LargeBlockMemoryPool : MemoryPool<byte>
         {
         }
 
+        /// <summary>Kestrel sends multi-block output as a list of array segments, so the array must be reachable.</summary>
+        protected override bool TryGetArray(out ArraySegment<byte> segment)
+        {
+            segment = new ArraySegment<byte>(_array);
+            return true;
+        }
+
         protected override void Dispose(bool disposing) => pool.Return(this);
     }
 }

@@ -44,6 +44,7 @@ foreach (var server in new[] { "cubby-native", "cubby-managed", "redis" })
         Math.Round(entries / loadWatch.Elapsed.TotalSeconds),
         (double)(loadedRss - baselineRss) / entries,
         (double)usedMemory / entries,
+        after.GetValueOrDefault("gc_pauses_recorded"),
         after.GetValueOrDefault("gc_pause_p99_ms"),
         after.GetValueOrDefault("gc_pause_max_ms"),
         after.GetValueOrDefault("gc_gen2_collections"),

@@ -26,6 +26,24 @@ internal sealed partial class ShardGrain
         }
     }
 
+    /// <summary>Entries held that have an expiry, including expired ones not yet collected (INFO's <c>expires</c>).</summary>
+    public int CountWithExpiry()
+    {
+        lock (_turn)
+        {
+            var count = 0;
+            for (var index = 0; index < _store.Count; index++)
+            {
+                if (_store.MetadataAt(index).HasExpiry)
+                {
+                    count++;
+                }
+            }
+
+            return count;
+        }
+    }
+
     /// <summary>Removes every entry; returns how many there were.</summary>
     public int Clear()
     {

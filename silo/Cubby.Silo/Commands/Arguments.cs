@@ -1,4 +1,5 @@
 using System.Text;
+using Cubby.Resp;
 using Cubby.Silo.Protocol;
 using Cubby.Text;
 
@@ -24,6 +25,21 @@ internal static class Arguments
         }
 
         return true;
+    }
+
+    /// <summary>
+    /// Checks a subcommand's argument count by Redis's arity convention (counting the command and the subcommand);
+    /// on failure writes Redis's error, which names the subcommand as <c>command|subcommand</c>.
+    /// </summary>
+    public static bool CheckArity(ClientSession session, RespRequest request, int arity, string fullName)
+    {
+        if (arity >= 0 ? request.Count == arity : request.Count >= -arity)
+        {
+            return true;
+        }
+
+        session.Writer.WriteError(ErrorText.WrongArity(fullName));
+        return false;
     }
 
     public static bool TryInt64(ClientSession session, ReadOnlySpan<byte> argument, out long value)

@@ -34,10 +34,16 @@ internal static class CommandDispatcher
 
     private static string UnknownCommand(RespRequest request)
     {
+        // As Redis: every argument, quoted, until 128 bytes of them have been echoed; the last one cut to fit.
+        const int Budget = 128;
         var text = new StringBuilder("ERR unknown command '").Append(ErrorText.Printable(request[0])).Append("', with args beginning with: ");
-        for (var i = 1; i < Math.Min(request.Count, 4); i++)
+        var used = 0;
+        for (var i = 1; i < request.Count && used < Budget; i++)
         {
-            text.Append('\'').Append(ErrorText.Printable(request[i])).Append("' ");
+            var argument = request[i];
+            var shown = argument[..Math.Min(argument.Length, Budget - used)];
+            text.Append('\'').Append(ErrorText.Printable(shown)).Append("' ");
+            used += shown.Length + 3;
         }
 
         return text.ToString();

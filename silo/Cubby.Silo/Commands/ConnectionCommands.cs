@@ -150,12 +150,20 @@ internal static class ConnectionCommands
     {
         var subcommand = request[1];
         var writer = session.Writer;
-        if (Arguments.Is(subcommand, "ID") && request.Count == 2)
+        if (Arguments.Is(subcommand, "ID"))
         {
-            writer.WriteInteger(session.Id);
+            if (Arguments.CheckArity(session, request, 2, "client|id"))
+            {
+                writer.WriteInteger(session.Id);
+            }
         }
-        else if (Arguments.Is(subcommand, "GETNAME") && request.Count == 2)
+        else if (Arguments.Is(subcommand, "GETNAME"))
         {
+            if (!Arguments.CheckArity(session, request, 2, "client|getname"))
+            {
+                return;
+            }
+
             if (session.Name is null)
             {
                 writer.WriteNull();
@@ -165,21 +173,27 @@ internal static class ConnectionCommands
                 writer.WriteBulkString(session.Name);
             }
         }
-        else if (Arguments.Is(subcommand, "SETNAME") && request.Count == 3)
+        else if (Arguments.Is(subcommand, "SETNAME"))
         {
-            if (TryReadClientName(session, request[2], out var name))
+            if (Arguments.CheckArity(session, request, 3, "client|setname") && TryReadClientName(session, request[2], out var name))
             {
                 session.Name = name;
                 writer.WriteOk();
             }
         }
-        else if (Arguments.Is(subcommand, "SETINFO") && request.Count == 4)
+        else if (Arguments.Is(subcommand, "SETINFO"))
         {
-            writer.WriteOk();
+            if (Arguments.CheckArity(session, request, 4, "client|setinfo"))
+            {
+                SetInfo(session, request[2], request[3]);
+            }
         }
-        else if (Arguments.Is(subcommand, "INFO") && request.Count == 2)
+        else if (Arguments.Is(subcommand, "INFO"))
         {
-            writer.WriteBulkString(Describe(session) + "\n");
+            if (Arguments.CheckArity(session, request, 2, "client|info"))
+            {
+                writer.WriteVerbatimString("txt"u8, Encoding.UTF8.GetBytes(Describe(session) + "\n"));
+            }
         }
         else if (Arguments.Is(subcommand, "LIST"))
         {
@@ -189,7 +203,7 @@ internal static class ConnectionCommands
                 list.Append(Describe(client)).Append('\n');
             }
 
-            writer.WriteBulkString(list.ToString());
+            writer.WriteVerbatimString("txt"u8, Encoding.UTF8.GetBytes(list.ToString()));
         }
         else
         {
@@ -197,10 +211,39 @@ internal static class ConnectionCommands
         }
     }
 
+    /// <summary>CLIENT SETINFO LIB-NAME|LIB-VER value: shown by CLIENT INFO and CLIENT LIST, as in Redis 7.2.</summary>
+    private static void SetInfo(ClientSession session, ReadOnlySpan<byte> attribute, ReadOnlySpan<byte> value)
+    {
+        var isName = Arguments.Is(attribute, "LIB-NAME");
+        if (!isName && !Arguments.Is(attribute, "LIB-VER"))
+        {
+            session.Writer.WriteError($"ERR Unrecognized option '{ErrorText.Printable(attribute)}'");
+            return;
+        }
+
+        if (!IsPrintableWord(value))
+        {
+            session.Writer.WriteError($"ERR {ErrorText.Printable(attribute)} cannot contain spaces, newlines or special characters.");
+            return;
+        }
+
+        var text = value.IsEmpty ? null : Encoding.ASCII.GetString(value);
+        if (isName)
+        {
+            session.LibraryName = text;
+        }
+        else
+        {
+            session.LibraryVersion = text;
+        }
+
+        session.Writer.WriteOk();
+    }
+
     private static string Describe(ClientSession client)
     {
         var age = (long)(client.Silo.Time.GetUtcNow() - client.ConnectedAt).TotalSeconds;
-        return $"id={client.Id} addr={client.RemoteEndPoint} name={client.Name} age={age} db=0 resp={(int)client.Writer.Version} cmd={client.LastCommand ?? "NULL"}";
+        return $"id={client.Id} addr={client.RemoteEndPoint} name={client.Name} age={age} db=0 cmd={client.LastCommand ?? "NULL"} resp={(int)client.Writer.Version} lib-name={client.LibraryName} lib-ver={client.LibraryVersion}";
     }
 
     private static bool TryAuthenticate(ClientSession session, ReadOnlySpan<byte> user, ReadOnlySpan<byte> password)
@@ -222,16 +265,27 @@ internal static class ConnectionCommands
     private static bool TryReadClientName(ClientSession session, ReadOnlySpan<byte> name, out string? value)
     {
         value = null;
-        foreach (var c in name)
+        if (!IsPrintableWord(name))
+        {
+            session.Writer.WriteError(ErrorText.ClientNameInvalid);
+            return false;
+        }
+
+        value = name.IsEmpty ? null : Encoding.ASCII.GetString(name);
+        return true;
+    }
+
+    /// <summary>Printable ASCII without spaces, so CLIENT LIST stays one field per space-separated word.</summary>
+    private static bool IsPrintableWord(ReadOnlySpan<byte> text)
+    {
+        foreach (var c in text)
         {
             if (c is < (byte)'!' or > (byte)'~')
             {
-                session.Writer.WriteError(ErrorText.ClientNameInvalid);
                 return false;
             }
         }
 
-        value = name.IsEmpty ? null : Encoding.ASCII.GetString(name);
         return true;
     }
 }

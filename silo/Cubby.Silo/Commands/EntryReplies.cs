@@ -28,6 +28,13 @@ internal readonly struct RangeReply(RespWriter writer, long start, long end) : I
 {
     public void Read(ReadOnlySpan<byte> value, in EntryMetadata metadata, long now)
     {
+        // Both ends counted from the end and crossed: empty, even where clamping both to 0 would select the first byte.
+        if (start < 0 && end < 0 && start > end)
+        {
+            writer.WriteBulkString(ReadOnlySpan<byte>.Empty);
+            return;
+        }
+
         long length = value.Length;
         var from = start < 0 ? length + start : start;
         var to = end < 0 ? length + end : end;

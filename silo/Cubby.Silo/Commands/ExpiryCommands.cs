@@ -28,9 +28,12 @@ internal static class ExpiryCommands
 
     public static void PTtl(ClientSession session, RespRequest request) => ReportExpiry(session, request, static (metadata, now) => metadata.TimeToLive(now));
 
-    public static void ExpireTime(ClientSession session, RespRequest request) => ReportExpiry(session, request, static (metadata, _) => metadata.ExpiresAt / 1000);
+    public static void ExpireTime(ClientSession session, RespRequest request) => ReportExpiry(session, request, static (metadata, _) => RoundToSeconds(metadata.ExpiresAt));
 
     public static void PExpireTime(ClientSession session, RespRequest request) => ReportExpiry(session, request, static (metadata, _) => metadata.ExpiresAt);
+
+    /// <summary>Milliseconds to the nearest second, as Redis reports EXPIRETIME; cannot overflow near long.MaxValue.</summary>
+    private static long RoundToSeconds(long milliseconds) => (milliseconds / 1000) + (milliseconds % 1000 >= 500 ? 1 : 0);
 
     private static void SetExpiry(ClientSession session, RespRequest request, ExpiryUnit unit, string command)
     {

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using Cubby.Resp;
+using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Commands;
@@ -25,9 +26,12 @@ internal static class ServerCommands
         }
 
         var subcommand = request[1];
-        if (Arguments.Is(subcommand, "COUNT") && request.Count == 2)
+        if (Arguments.Is(subcommand, "COUNT"))
         {
-            writer.WriteInteger(table.All.Count);
+            if (Arguments.CheckArity(session, request, 2, "command|count"))
+            {
+                writer.WriteInteger(table.All.Count);
+            }
         }
         else if (Arguments.Is(subcommand, "INFO"))
         {
@@ -58,8 +62,13 @@ internal static class ServerCommands
     public static void Config(ClientSession session, RespRequest request)
     {
         var subcommand = request[1];
-        if (Arguments.Is(subcommand, "GET") && request.Count >= 3)
+        if (Arguments.Is(subcommand, "GET"))
         {
+            if (!Arguments.CheckArity(session, request, -3, "config|get"))
+            {
+                return;
+            }
+
             var options = session.Silo.Options;
             var parameters = new (string Name, string Value)[]
             {
@@ -70,7 +79,7 @@ internal static class ServerCommands
                 ("maxmemory-policy", "allkeys-lru"),
                 ("maxmemory-samples", options.EvictionSamples.ToString(CultureInfo.InvariantCulture)),
                 ("proto-max-bulk-len", options.MaxValueBytes.ToString(CultureInfo.InvariantCulture)),
-                ("port", options.RespPort.ToString(CultureInfo.InvariantCulture)),
+                ("port", session.Silo.Endpoints.Resp.Port.ToString(CultureInfo.InvariantCulture)),
                 ("hz", ((int)(1000 / options.ActiveExpiryInterval.TotalMilliseconds)).ToString(CultureInfo.InvariantCulture)),
             };
             var matches = new List<(string Name, string Value)>();
@@ -95,11 +104,19 @@ internal static class ServerCommands
         }
         else if (Arguments.Is(subcommand, "SET"))
         {
+            if (!Arguments.CheckArity(session, request, -4, "config|set"))
+            {
+                return;
+            }
+
             session.Writer.WriteError("ERR CONFIG SET is not supported: configure the silo with Cubby:* settings and restart it");
         }
         else if (Arguments.Is(subcommand, "RESETSTAT"))
         {
-            session.Writer.WriteOk();
+            if (Arguments.CheckArity(session, request, 2, "config|resetstat"))
+            {
+                session.Writer.WriteOk();
+            }
         }
         else
         {
@@ -128,7 +145,7 @@ internal static class ServerCommands
                 .Append("redis_mode:standalone\r\n")
                 .Append(CultureInfo.InvariantCulture, $"os:{Environment.OSVersion}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"process_id:{Environment.ProcessId}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"tcp_port:{silo.Options.RespPort}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"tcp_port:{silo.Endpoints.Resp.Port}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"uptime_in_seconds:{(long)uptime.TotalSeconds}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"slot_count:{silo.Catalog.SlotCount}\r\n\r\n");
         }
@@ -174,12 +191,12 @@ internal static class ServerCommands
 
         if (Wants("gc"))
         {
-            var (p50, p99, max) = silo.GcPauses.Percentiles();
+            var (p50, p99, max) = GcPauseMonitor.Shared.Percentiles();
             text.Append("# GC\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_gen0_collections:{GC.CollectionCount(0)}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_gen1_collections:{GC.CollectionCount(1)}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_gen2_collections:{GC.CollectionCount(2)}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"gc_pauses_recorded:{silo.GcPauses.Count}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_pauses_recorded:{GcPauseMonitor.Shared.Count}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_total_pause_ms:{GC.GetTotalPauseDuration().TotalMilliseconds:0.###}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_pause_p50_ms:{p50:0.###}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_pause_p99_ms:{p99:0.###}\r\n")
@@ -194,7 +211,13 @@ internal static class ServerCommands
             text.Append("# Keyspace\r\n");
             if (keys > 0)
             {
-                text.Append(CultureInfo.InvariantCulture, $"db0:keys={keys},expires=0,avg_ttl=0\r\n");
+                long expires = 0;
+                for (var slot = 0; slot < silo.Catalog.SlotCount; slot++)
+                {
+                    expires += silo.Catalog.Find(slot)?.CountWithExpiry() ?? 0;
+                }
+
+                text.Append(CultureInfo.InvariantCulture, $"db0:keys={keys},expires={expires},avg_ttl=0\r\n");
             }
         }
 

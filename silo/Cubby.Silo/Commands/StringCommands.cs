@@ -44,46 +44,52 @@ internal static class StringCommands
             return;
         }
 
-        var condition = WriteCondition.Always;
-        var expiry = ExpirySpec.Never;
-        var returnPrevious = false;
-        var expirySeen = false;
+        // As Redis does: read every option first (a repeated option is allowed, a conflicting one is a syntax error),
+        // and only then check the expire time.
+        bool nx = false, xx = false, returnPrevious = false, keepTtl = false;
+        ExpiryUnit? unit = null;
+        var expiryArgument = 0;
         for (var i = 3; i < request.Count; i++)
         {
             var option = request[i];
-            var hasValue = i + 1 < request.Count;
-            if (Arguments.Is(option, "NX") && condition == WriteCondition.Always)
+            if (Arguments.Is(option, "NX") && !xx)
             {
-                condition = WriteCondition.IfAbsent;
+                nx = true;
             }
-            else if (Arguments.Is(option, "XX") && condition == WriteCondition.Always)
+            else if (Arguments.Is(option, "XX") && !nx)
             {
-                condition = WriteCondition.IfPresent;
+                xx = true;
             }
-            else if (Arguments.Is(option, "GET") && !returnPrevious)
+            else if (Arguments.Is(option, "GET"))
             {
                 returnPrevious = true;
             }
-            else if (Arguments.Is(option, "KEEPTTL") && !expirySeen)
+            else if (Arguments.Is(option, "KEEPTTL") && unit is null)
             {
-                expirySeen = true;
-                expiry = ExpirySpec.Keep;
+                keepTtl = true;
             }
-            else if (!expirySeen && hasValue && ExpiryOption(option) is { } unit)
+            else if (!keepTtl && i + 1 < request.Count && ExpiryOption(option) is { } optionUnit && (unit is null || unit == optionUnit))
             {
-                expirySeen = true;
-                if (!Arguments.TryWriteExpiry(session, request[++i], unit, "set", out var expiresAt))
-                {
-                    return;
-                }
-
-                expiry = new ExpirySpec(expiresAt);
+                unit = optionUnit;
+                expiryArgument = ++i;
             }
             else
             {
                 session.Writer.WriteError(ErrorText.Syntax);
                 return;
             }
+        }
+
+        var condition = nx ? WriteCondition.IfAbsent : xx ? WriteCondition.IfPresent : WriteCondition.Always;
+        var expiry = keepTtl ? ExpirySpec.Keep : ExpirySpec.Never;
+        if (unit is { } expiryUnit)
+        {
+            if (!Arguments.TryWriteExpiry(session, request[expiryArgument], expiryUnit, "set", out var expiresAt))
+            {
+                return;
+            }
+
+            expiry = new ExpirySpec(expiresAt);
         }
 
         if (!Writes.EnsureRoom(session, key.Length, request[2].Length))
@@ -344,14 +350,17 @@ internal static class StringCommands
             return;
         }
 
-        // Written so a huge offset cannot overflow past the check.
-        if (offset > session.Silo.Options.MaxValueBytes - request[3].Length)
+        // Written so a huge offset cannot overflow past the check. Like Redis, an empty patch writes nothing and so is
+        // never too large: it only reports the current length.
+        var patch = request[3];
+        var limit = session.Silo.Options.MaxValueBytes;
+        if (!patch.IsEmpty && offset > limit - patch.Length)
         {
-            session.Writer.WriteError(ErrorText.ValueTooLarge(session.Silo.Options.MaxValueBytes));
+            session.Writer.WriteError(ErrorText.ValueTooLarge(limit));
             return;
         }
 
-        if (!Writes.EnsureRoom(session, key.Length, (int)offset + request[3].Length))
+        if (!Writes.EnsureRoom(session, key.Length, patch.IsEmpty ? 0 : (int)offset + patch.Length))
         {
             return;
         }

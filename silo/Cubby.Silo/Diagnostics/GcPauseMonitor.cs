@@ -19,6 +19,17 @@ internal sealed class GcPauseMonitor : EventListener
     private long _count;
     private DateTime _suspendedAt;
 
+    private GcPauseMonitor()
+    {
+    }
+
+    /// <summary>
+    /// The process's one monitor, never disposed. One per silo would create and dispose runtime-event listeners
+    /// concurrently when several silos start and stop in one process (tests), which can deadlock inside the runtime's
+    /// EventListener/EventPipe locks (dotnet/runtime#78233, #96219).
+    /// </summary>
+    public static GcPauseMonitor Shared { get; } = new();
+
     /// <summary>Pauses recorded since start.</summary>
     public long Count
     {

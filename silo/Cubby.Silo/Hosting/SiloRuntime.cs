@@ -32,7 +32,11 @@ internal sealed class SiloRuntime : IDisposable
         Evictor = new Evictor(Catalog);
         StartedAt = time.GetUtcNow();
         View = new LocalClusterView(this, endpoints);
+        Endpoints = endpoints;
     }
+
+    /// <summary>The listeners, for the port actually bound when <see cref="SiloOptions.RespPort"/> is 0 (INFO, CONFIG GET port).</summary>
+    public SiloEndpoints Endpoints { get; }
 
     /// <summary>The cluster view served by CUBBY.VIEW.</summary>
     public LocalClusterView View { get; }
@@ -49,17 +53,11 @@ internal sealed class SiloRuntime : IDisposable
 
     public SiloStatistics Statistics { get; } = new();
 
-    public GcPauseMonitor GcPauses { get; } = new();
-
     public ClientRegistry Clients { get; } = new();
 
     public DateTimeOffset StartedAt { get; }
 
     public long NowMilliseconds => Time.GetUtcNow().ToUnixTimeMilliseconds();
 
-    public void Dispose()
-    {
-        GcPauses.Dispose();
-        Catalog.Dispose();
-    }
+    public void Dispose() => Catalog.Dispose();
 }

@@ -34,6 +34,12 @@ internal sealed class ClientSession
 
     public string? Name { get; set; }
 
+    /// <summary>The client library's name, from CLIENT SETINFO LIB-NAME.</summary>
+    public string? LibraryName { get; set; }
+
+    /// <summary>The client library's version, from CLIENT SETINFO LIB-VER.</summary>
+    public string? LibraryVersion { get; set; }
+
     public bool IsAuthenticated { get; set; }
 
     /// <summary>Set by QUIT: the connection closes once the pending replies are flushed.</summary>

@@ -1,0 +1,31 @@
+using Cubby.Grains;
+using Cubby.Grains.Storage;
+
+namespace Cubby.Benchmarks;
+
+/// <summary>
+/// Cubby's store as the silo drives it: the key's slot (<c>ShardMap.SlotOf</c>), that slot's <see cref="ShardGrain"/>,
+/// and one turn on its entry store, for one store kind.
+/// </summary>
+internal sealed class CubbyStore(Func<IEntryStore> createStore) : IDisposable
+{
+    private static readonly SetRequest Always = new(WriteCondition.Always, ExpirySpec.Never);
+
+    private readonly ShardGrainCatalog _catalog = new(new GrainSettings { MaxMemoryBytes = 4L << 30 }, TimeProvider.System, createStore);
+
+    public int Get(byte[] key)
+    {
+        var reader = default(LengthReader);
+        return _catalog.GrainFor(key).Read(key, slide: false, ref reader) ? reader.Length : -1;
+    }
+
+    public SetStatus Set(byte[] key, byte[] value)
+    {
+        var none = default(NoReader);
+        return _catalog.GrainFor(key).Set(key, value, Always, ref none);
+    }
+
+    public bool Remove(byte[] key) => _catalog.GrainFor(key).Remove(key);
+
+    public void Dispose() => _catalog.Dispose();
+}

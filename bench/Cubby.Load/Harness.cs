@@ -1,0 +1,127 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Net.Sockets;
+using System.Runtime.InteropServices;
+using Cubby.Load.Measurement;
+using Cubby.Load.Resp;
+using Cubby.Load.Workloads;
+
+namespace Cubby.Load;
+
+/// <summary>
+/// Runs every workload against every server, one server at a time, each round starting every server fresh and in a
+/// rotated order, so noise from other work on the machine falls on all of them alike.
+/// </summary>
+internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter log)
+{
+    private readonly DotnetWorkloadRunner _dotnet = new(options);
+    private readonly Dictionary<(string Workload, ServerKind Server), List<Sample>> _samples = [];
+
+    public async Task<RunReport> RunAsync()
+    {
+        var clock = Stopwatch.StartNew();
+        var loadBefore = LinuxProcess.LoadAverage();
+        for (var round = 1; round <= options.Rounds; round++)
+        {
+            var order = options.Servers.Skip((round - 1) % options.Servers.Count).Concat(options.Servers.Take((round - 1) % options.Servers.Count));
+            foreach (var server in order)
+            {
+                await RunServerAsync(server, round).ConfigureAwait(false);
+            }
+        }
+
+        var rows = new List<ResultRow>();
+        foreach (var workload in WorkloadSpec.All)
+        {
+            foreach (var server in options.Servers.Order())
+            {
+                if (_samples.TryGetValue((workload.Id, server), out var samples))
+                {
+                    rows.Add(ResultRow.From(workload.Id, server, workload.Kind == WorkloadKind.RedisBenchmark ? "redis-benchmark" : "dotnet", samples));
+                }
+            }
+        }
+
+        var now = DateTime.Now;
+        var info = new RunInfo(
+            now.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture),
+            Environment.MachineName,
+            options.Quick ? "quick" : "full",
+            options.Rounds,
+            LinuxProcess.CpuModel(),
+            Environment.ProcessorCount,
+            RuntimeInformation.OSDescription,
+            RuntimeInformation.FrameworkDescription,
+            tools.RedisVersion,
+            tools.GarnetVersion,
+            tools.Silo,
+            options.ValueBytes,
+            options.Keys,
+            options.Callers,
+            options.Duration.TotalSeconds,
+            options.TimeToLiveMs,
+            loadBefore,
+            LinuxProcess.LoadAverage(),
+            Math.Round(clock.Elapsed.TotalSeconds, 1),
+            WorkloadSpec.All.ToDictionary(w => w.Id, w => w.Description));
+        return new RunReport(info, rows);
+    }
+
+    private async Task RunServerAsync(ServerKind kind, int round)
+    {
+        await log.WriteLineAsync($"[round {round}/{options.Rounds}] starting {kind}").ConfigureAwait(false);
+        var session = await ServerSession.StartAsync(kind, tools).ConfigureAwait(false);
+        try
+        {
+            foreach (var workload in WorkloadSpec.All.Where(w => w.RunsOn(kind)))
+            {
+                var sample = await MeasureAsync(workload, session, round).ConfigureAwait(false);
+                if (session.Server.HasExited || (sample.Error is not null && session.Server.ExitsWithin(TimeSpan.FromSeconds(5))))
+                {
+                    // Something outside the harness may stop a server (another user's cleanup, the OOM killer):
+                    // say so, start it again, and measure this workload once more on the fresh server.
+                    await log.WriteLineAsync($"  {kind} died during {workload.Id}; starting it again to repeat {workload.Id}. {session.Server.DescribeExit()}").ConfigureAwait(false);
+                    session.Dispose();
+                    session = await ServerSession.StartAsync(kind, tools).ConfigureAwait(false);
+                    sample = await MeasureAsync(workload, session, round).ConfigureAwait(false) with { ServerRestarted = true };
+                    if (session.Server.HasExited)
+                    {
+                        throw new HarnessException($"{kind} died again during {workload.Id} in round {round}: {session.Server.DescribeExit()}");
+                    }
+                }
+
+                if (!_samples.TryGetValue((workload.Id, kind), out var samples))
+                {
+                    _samples[(workload.Id, kind)] = samples = [];
+                }
+
+                samples.Add(sample);
+                await log.WriteLineAsync(Describe(kind, workload, sample)).ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            session.Dispose();
+        }
+    }
+
+    private async Task<Sample> MeasureAsync(WorkloadSpec workload, ServerSession session, int round)
+    {
+        try
+        {
+            return workload.Kind == WorkloadKind.RedisBenchmark
+                ? await RedisBenchmarkRunner.RunAsync(workload, session, tools, options, round).ConfigureAwait(false)
+                : await _dotnet.RunAsync(workload, session.Probe, round).ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is HarnessException or IOException or SocketException or InvalidOperationException or TimeoutException or Client.CubbyException)
+        {
+            return new Sample(round, 0, 0, null, 0, null, 0, 0, 0, 0, session.Server.ResidentBytes, 0, null, exception.Message);
+        }
+    }
+
+    private static string Describe(ServerKind kind, WorkloadSpec workload, Sample sample) =>
+        string.Create(CultureInfo.InvariantCulture, $"  {kind,-6} {workload.Id,-16} {sample.OpsPerSecond,10:N0} ops/s  p50 {sample.P50Ms,6:0.000} ms  p99 {sample.P99Ms,7:0.000} ms  rss {sample.ResidentBytes / 1048576.0,6:0} MiB  cpu {sample.CpuSeconds,5:0.00} s")
+        + (sample.Gc is { } gc ? string.Create(CultureInfo.InvariantCulture, $"  gc {gc.Gen0}/{gc.Gen1}/{gc.Gen2} {gc.PauseMs:0.0} ms") : string.Empty)
+        + (sample.ServerRestarted ? "  (server restarted)" : string.Empty)
+        + (sample.Error is null ? string.Empty : $"  ERROR {sample.Error}");
+}

@@ -1,0 +1,70 @@
+using System.Globalization;
+using System.Text;
+using Cubby.Load.Resp;
+
+namespace Cubby.Load.Measurement;
+
+/// <summary>
+/// Reads a server's CPU time and memory from /proc, and Cubby's GC counters from <c>INFO gc</c>, around the measured
+/// part of a workload.
+/// </summary>
+internal sealed class ServerProbe(ServerProcess server, RespConnection control)
+{
+    private double _cpuAtStart;
+    private Dictionary<string, string>? _gcAtStart;
+
+    public ServerKind Kind => server.Kind;
+
+    public int Port => server.Port;
+
+    public async Task BeginAsync()
+    {
+        _gcAtStart = await ReadGcAsync().ConfigureAwait(false);
+        _cpuAtStart = server.CpuSeconds;
+    }
+
+    public async Task<(double CpuSeconds, long ResidentBytes, GcDelta? Gc)> EndAsync()
+    {
+        var cpu = server.CpuSeconds - _cpuAtStart;
+        var resident = server.ResidentBytes;
+        var gcAtEnd = await ReadGcAsync().ConfigureAwait(false);
+        GcDelta? gc = null;
+        if (_gcAtStart is not null && gcAtEnd is not null)
+        {
+            gc = new GcDelta(
+                Delta("gc_gen0_collections"),
+                Delta("gc_gen1_collections"),
+                Delta("gc_gen2_collections"),
+                Number(gcAtEnd, "gc_total_pause_ms") - Number(_gcAtStart, "gc_total_pause_ms"),
+                Number(gcAtEnd, "gc_pause_max_ms"));
+        }
+
+        return (cpu, resident, gc);
+
+        long Delta(string field) => (long)(Number(gcAtEnd!, field) - Number(_gcAtStart!, field));
+    }
+
+    private async Task<Dictionary<string, string>?> ReadGcAsync()
+    {
+        if (server.Kind != ServerKind.Cubby)
+        {
+            return null;
+        }
+
+        var reply = await control.CallAsync("INFO", "gc").ConfigureAwait(false);
+        var fields = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (var line in Encoding.UTF8.GetString(reply.Bulk ?? []).Split("\r\n"))
+        {
+            var colon = line.IndexOf(':', StringComparison.Ordinal);
+            if (colon > 0 && !line.StartsWith('#'))
+            {
+                fields[line[..colon]] = line[(colon + 1)..];
+            }
+        }
+
+        return fields.ContainsKey("gc_gen0_collections") ? fields : null;
+    }
+
+    private static double Number(Dictionary<string, string> fields, string name) =>
+        fields.TryGetValue(name, out var text) && double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out var value) ? value : 0;
+}

@@ -1,0 +1,66 @@
+using System.Globalization;
+using Cubby.Load.Reports;
+
+namespace Cubby.Load;
+
+/// <summary>
+/// <c>dotnet run --project bench/Cubby.Load -c Release -- [--quick] [--rounds N] [--out DIR]</c>: Cubby, Redis and
+/// Garnet on loopback, the same workloads against each, results as JSON, Markdown and SVG.
+/// </summary>
+internal static class Program
+{
+    public static async Task<int> Main(string[] args)
+    {
+        if (args.Contains("--help") || args.Contains("-h"))
+        {
+            Console.WriteLine(HarnessOptions.Usage);
+            return 0;
+        }
+
+        if (!HarnessOptions.TryParse(args, out var options, out var error))
+        {
+            await Console.Error.WriteLineAsync($"{error}\n\n{HarnessOptions.Usage}").ConfigureAwait(false);
+            return 2;
+        }
+
+        Console.CancelKeyPress += (_, _) => ServerProcess.KillAll();
+        AppDomain.CurrentDomain.ProcessExit += (_, _) => ServerProcess.KillAll();
+        var log = Console.Out;
+        try
+        {
+            var root = RepositoryRoot.Find();
+            var tools = await Prerequisites.EnsureAsync(options, root, log).ConfigureAwait(false);
+            await log.WriteLineAsync($"Redis {tools.RedisVersion} ({tools.RedisServer}), Garnet {tools.GarnetVersion} ({tools.Garnet}), gnuplot {tools.Gnuplot ?? "missing"}, silo {tools.Silo}.").ConfigureAwait(false);
+            if (options.InstallOnly)
+            {
+                return tools.Gnuplot is null ? 1 : 0;
+            }
+
+            await log.WriteLineAsync($"{options.Rounds} round(s), {(options.Quick ? "quick" : "full")}.").ConfigureAwait(false);
+            var report = await new Harness(options, tools, log).RunAsync().ConfigureAwait(false);
+
+            var directory = options.OutputDirectory ?? Path.Combine(root, "bench", "results");
+            Directory.CreateDirectory(directory);
+            var stem = Path.Combine(directory, string.Create(CultureInfo.InvariantCulture, $"{report.Info.Date}-{report.Info.Machine}{(options.Quick ? "-quick" : string.Empty)}"));
+            var markdown = MarkdownReport.Write(report, options.Servers);
+            await File.WriteAllTextAsync(stem + ".json", JsonReport.Write(report)).ConfigureAwait(false);
+            await File.WriteAllTextAsync(stem + ".md", markdown).ConfigureAwait(false);
+            if (tools.Gnuplot is not null)
+            {
+                await GnuplotChart.WriteAsync(report, options.Servers, tools.Gnuplot, stem + ".svg").ConfigureAwait(false);
+            }
+
+            await log.WriteLineAsync($"\n{markdown}\nWrote {stem}.json, .md{(tools.Gnuplot is null ? string.Empty : ", .svg")}").ConfigureAwait(false);
+            return report.Rows.Any(r => r.OpsPerSecond is null) ? 1 : 0;
+        }
+        catch (HarnessException exception)
+        {
+            await Console.Error.WriteLineAsync($"error: {exception.Message}").ConfigureAwait(false);
+            return 1;
+        }
+        finally
+        {
+            ServerProcess.KillAll();
+        }
+    }
+}

@@ -1,0 +1,210 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using Cubby.Load.Resp;
+
+namespace Cubby.Load;
+
+/// <summary>One server under test, started on a free loopback port; killed (with anything it started) on dispose.</summary>
+internal sealed class ServerProcess : IDisposable
+{
+    private static readonly TimeSpan ReadyTimeout = TimeSpan.FromSeconds(60);
+    private static readonly ConcurrentDictionary<ServerProcess, bool> Running = new();
+    private readonly Process _process;
+    private readonly StringBuilder _output = new();
+
+    private ServerProcess(ServerKind kind, Process process, int port)
+    {
+        Kind = kind;
+        _process = process;
+        Port = port;
+    }
+
+    public ServerKind Kind { get; }
+
+    public int Port { get; }
+
+    public int ProcessId => _process.Id;
+
+    public bool HasExited => _process.HasExited;
+
+    /// <summary>Whether the process ends within <paramref name="timeout"/> (a stopping silo takes a second or two).</summary>
+    public bool ExitsWithin(TimeSpan timeout) => _process.WaitForExit(timeout);
+
+    public long ResidentBytes => LinuxProcess.ResidentBytes(_process.Id);
+
+    public double CpuSeconds => LinuxProcess.CpuSeconds(_process.Id);
+
+    /// <summary>Starts the server and waits until it answers PING; a port taken in between is retried on another.</summary>
+    public static async Task<ServerProcess> StartAsync(ServerKind kind, ToolSet tools)
+    {
+        for (var attempt = 1; ; attempt++)
+        {
+            var server = Start(kind, tools, FreePort());
+            try
+            {
+                await server.WaitUntilReadyAsync().ConfigureAwait(false);
+                return server;
+            }
+            catch (HarnessException) when (attempt < 3 && server._process.HasExited)
+            {
+                server.Dispose();
+            }
+            catch
+            {
+                server.Dispose();
+                throw;
+            }
+        }
+    }
+
+    /// <summary>Kills every server still running: the harness is being stopped (Ctrl+C, SIGTERM).</summary>
+    public static void KillAll()
+    {
+        foreach (var server in Running.Keys)
+        {
+            server.Dispose();
+        }
+    }
+
+    public void Dispose()
+    {
+        Running.TryRemove(this, out _);
+        try
+        {
+            if (!_process.HasExited)
+            {
+                _process.Kill(entireProcessTree: true);
+                _process.WaitForExit(10_000);
+            }
+        }
+        catch (InvalidOperationException)
+        {
+            // Never started, or already reaped.
+        }
+
+        _process.Dispose();
+    }
+
+    private static ServerProcess Start(ServerKind kind, ToolSet tools, int port)
+    {
+        var text = port.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        var (file, arguments) = kind switch
+        {
+            ServerKind.Cubby => (tools.Dotnet, new[]
+            {
+                tools.Silo, "--Cubby:Host", "127.0.0.1", "--Cubby:RespPort", text,
+                "--Cubby:HttpPort", FreePort().ToString(System.Globalization.CultureInfo.InvariantCulture),
+                "--Logging:LogLevel:Default", "Warning",
+            }),
+            ServerKind.Redis => (tools.RedisServer, new[] { "--port", text, "--bind", "127.0.0.1", "--save", string.Empty, "--appendonly", "no" }),
+            _ => (tools.Garnet, new[] { "--port", text, "--bind", "127.0.0.1", "--memory", "2g", "--index", "64m", "--logger-level", "Warning" }),
+        };
+        var start = new ProcessStartInfo(file)
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            RedirectStandardInput = true,
+            UseShellExecute = false,
+            WorkingDirectory = Path.GetDirectoryName(kind == ServerKind.Cubby ? tools.Silo : file)!,
+        };
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        if (kind == ServerKind.Cubby)
+        {
+            // Workstation GC, as the silo ships, whatever the environment says; Garnet keeps its own settings.
+            start.Environment["DOTNET_gcServer"] = "0";
+        }
+
+        var process = new Process { StartInfo = start };
+        var server = new ServerProcess(kind, process, port);
+        process.OutputDataReceived += (_, line) => server.Append(line.Data);
+        process.ErrorDataReceived += (_, line) => server.Append(line.Data);
+        process.Start();
+        Running[server] = true;
+        process.StandardInput.Close();
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        return server;
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        listener.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        return ((IPEndPoint)listener.LocalEndPoint!).Port;
+    }
+
+    private async Task WaitUntilReadyAsync()
+    {
+        var clock = Stopwatch.StartNew();
+        Exception? last = null;
+        while (clock.Elapsed < ReadyTimeout)
+        {
+            if (_process.HasExited)
+            {
+                throw new HarnessException($"{Kind} exited with code {_process.ExitCode} before answering PING.{Describe()}");
+            }
+
+            try
+            {
+                using var attempt = new CancellationTokenSource(TimeSpan.FromSeconds(5));
+                using var connection = await RespConnection.ConnectAsync(Port, attempt.Token).ConfigureAwait(false);
+                var reply = await connection.CallAsync("PING").WaitAsync(attempt.Token).ConfigureAwait(false);
+                if (reply.Text == "PONG")
+                {
+                    return;
+                }
+
+                last = new InvalidDataException($"PING answered {reply}");
+            }
+            catch (Exception exception) when (exception is SocketException or IOException or OperationCanceledException or InvalidOperationException or InvalidDataException)
+            {
+                last = exception;
+            }
+
+            await Task.Delay(100).ConfigureAwait(false);
+        }
+
+        throw new HarnessException($"{Kind} did not answer PING on port {Port} within {ReadyTimeout.TotalSeconds:0} s (last: {last?.Message}).{Describe()}");
+    }
+
+    /// <summary>How the process ended and the last of its output, once it has exited.</summary>
+    public string DescribeExit()
+    {
+        _process.WaitForExit();
+        return $"{Kind} (pid {_process.Id}) exited with code {_process.ExitCode}.{Describe()}";
+    }
+
+    private string Describe()
+    {
+        lock (_output)
+        {
+            return $"\n--- {Kind} output ---\n{ExternalProcess.Tail(_output.ToString(), 40)}--- end ---";
+        }
+    }
+
+    private void Append(string? line)
+    {
+        if (line is null)
+        {
+            return;
+        }
+
+        lock (_output)
+        {
+            // Only the tail matters for error messages; a chatty server must not grow this without bound.
+            if (_output.Length > 64 * 1024)
+            {
+                _output.Remove(0, 32 * 1024);
+            }
+
+            _output.Append(line).Append('\n');
+        }
+    }
+}

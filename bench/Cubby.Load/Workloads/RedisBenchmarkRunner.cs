@@ -1,0 +1,105 @@
+using System.Globalization;
+using Cubby.Load.Measurement;
+using Cubby.Load.Resp;
+
+namespace Cubby.Load.Workloads;
+
+/// <summary>Runs redis-benchmark for one test and reads its <c>--csv</c> line.</summary>
+internal static class RedisBenchmarkRunner
+{
+    public static async Task<Sample> RunAsync(WorkloadSpec workload, ServerSession session, ToolSet tools, HarnessOptions options, int round)
+    {
+        var shape = workload.Shape!;
+        var probe = session.Probe;
+        if (workload.Operation == CacheOperation.Get)
+        {
+            await FillAsync(session.Control, options).ConfigureAwait(false);
+        }
+
+        var test = workload.Operation == CacheOperation.Set ? "set" : "get";
+        string[] arguments =
+        [
+            "-h", "127.0.0.1", "-p", Text(probe.Port), "-t", test, "-d", Text(options.ValueBytes), "-r", Text(options.Keys),
+            "-c", Text(shape.Clients), "-P", Text(shape.Pipeline), "-n", Text(options.Quick ? shape.QuickRequests : shape.Requests), "--csv",
+        ];
+        await probe.BeginAsync().ConfigureAwait(false);
+        var (exitCode, output, errors) = await ExternalProcess.RunAsync(tools.RedisBenchmark, arguments, TimeSpan.FromMinutes(options.Quick ? 1 : 3)).ConfigureAwait(false);
+        var (cpu, resident, gc) = await probe.EndAsync().ConfigureAwait(false);
+        if (exitCode != 0 || !TryParse(output, test, out var result))
+        {
+            throw new HarnessException($"redis-benchmark {string.Join(' ', arguments)} exited with {exitCode} and no CSV line for {test.ToUpperInvariant()}:\n{ExternalProcess.Tail(output + errors)}");
+        }
+
+        var requests = options.Quick ? shape.QuickRequests : shape.Requests;
+        return new Sample(round, result.Rps, result.P50, result.P95, result.P99, null, requests, 0, 0, requests / result.Rps, resident, cpu, gc, null);
+    }
+
+    /// <summary>
+    /// Reads redis-benchmark 7's CSV: a header <c>"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms",
+    /// "p95_latency_ms","p99_latency_ms","max_latency_ms"</c> and one line per test; columns are found by name.
+    /// </summary>
+    public static bool TryParse(string csv, string test, out (double Rps, double P50, double P95, double P99) result)
+    {
+        result = default;
+        string[]? header = null;
+        foreach (var line in csv.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            if (!line.StartsWith('"'))
+            {
+                continue;
+            }
+
+            var cells = line.Split(',').Select(cell => cell.Trim('"')).ToArray();
+            if (cells[0] == "test")
+            {
+                header = cells;
+            }
+            else if (header is not null && string.Equals(cells[0], test, StringComparison.OrdinalIgnoreCase))
+            {
+                double Cell(string name)
+                {
+                    var index = Array.IndexOf(header, name);
+                    return index > 0 && index < cells.Length && double.TryParse(cells[index], NumberStyles.Float, CultureInfo.InvariantCulture, out var value) ? value : double.NaN;
+                }
+
+                result = (Cell("rps"), Cell("p50_latency_ms"), Cell("p95_latency_ms"), Cell("p99_latency_ms"));
+                return result.Rps > 0 && !double.IsNaN(result.P99);
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>
+    /// Writes every key redis-benchmark's GET asks for (<c>key:</c> and 12 digits, as its <c>-r</c> makes them) with a
+    /// value like its own, so every GET hits whatever ran before.
+    /// </summary>
+    private static async Task FillAsync(RespConnection connection, HarnessOptions options)
+    {
+        const int Batch = 500;
+        var value = new byte[options.ValueBytes];
+        value.AsSpan().Fill((byte)'x');
+        var writer = new CommandWriter();
+        var replies = new Task<RespReply>[Batch];
+        for (var start = 0; start < options.Keys; start += Batch)
+        {
+            var count = Math.Min(Batch, options.Keys - start);
+            for (var i = 0; i < count; i++)
+            {
+                var key = string.Create(CultureInfo.InvariantCulture, $"key:{start + i:D12}");
+                replies[i] = connection.SendAsync(writer.Start(3).Bulk("SET"u8).Bulk(key).Bulk(value).Written).AsTask();
+            }
+
+            for (var i = 0; i < count; i++)
+            {
+                var reply = await replies[i].ConfigureAwait(false);
+                if (reply.Kind != RespReplyKind.Simple)
+                {
+                    throw new HarnessException($"SET before redis-benchmark GET answered {reply}.");
+                }
+            }
+        }
+    }
+
+    private static string Text(int value) => value.ToString(CultureInfo.InvariantCulture);
+}

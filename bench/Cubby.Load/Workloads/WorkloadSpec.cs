@@ -1,0 +1,39 @@
+namespace Cubby.Load.Workloads;
+
+/// <summary>One row of the results: what is run, the same way, against each server.</summary>
+internal sealed record WorkloadSpec(string Id, WorkloadKind Kind, CacheOperation Operation, string Description, RedisBenchmarkShape? Shape = null)
+{
+    public bool CubbyOnly => Kind == WorkloadKind.DistributedCache;
+
+    public bool RunsOn(ServerKind server) => !CubbyOnly || server == ServerKind.Cubby;
+
+    /// <summary>Every workload, in the order a round runs them on each server (SET before GET, so GETs hit).</summary>
+    public static IReadOnlyList<WorkloadSpec> All { get; } = Build();
+
+    private static WorkloadSpec[] Build()
+    {
+        RedisBenchmarkShape[] shapes = [new(64, 1, 200_000, 20_000), new(64, 16, 1_000_000, 100_000), new(8, 1, 100_000, 10_000)];
+        var all = new List<WorkloadSpec>();
+        foreach (var shape in shapes)
+        {
+            foreach (var operation in new[] { CacheOperation.Set, CacheOperation.Get })
+            {
+                var name = operation == CacheOperation.Set ? "set" : "get";
+                all.Add(new WorkloadSpec(
+                    $"rb-{name}-c{shape.Clients}-P{shape.Pipeline}",
+                    WorkloadKind.RedisBenchmark,
+                    operation,
+                    $"redis-benchmark -t {name} -d 1024 -r 10000 -c {shape.Clients} -P {shape.Pipeline}",
+                    shape));
+            }
+        }
+
+        all.Add(new("client-set", WorkloadKind.Client, CacheOperation.Set, "Cubby: ICubbyClient.PutAsync(ExpiresIn 60 s) = CUBBY.SET PXAT; Redis/Garnet: SET key value PX 60000 on the harness's RESP connection. 1 KiB, 10k keys, 64 callers, 1 multiplexed connection"));
+        all.Add(new("client-get", WorkloadKind.Client, CacheOperation.Get, "Cubby: ICubbyClient.GetAsync = CUBBY.GET; Redis/Garnet: GET on the harness's RESP connection. Keys filled first, 64 callers"));
+        all.Add(new("raw-set", WorkloadKind.Raw, CacheOperation.Set, "SET key value PX 60000 on the harness's RESP connection, every server: 1 KiB, 10k keys, 64 callers, 1 multiplexed connection"));
+        all.Add(new("raw-get", WorkloadKind.Raw, CacheOperation.Get, "GET on the harness's RESP connection, every server; keys filled first, 64 callers"));
+        all.Add(new("distcache-set", WorkloadKind.DistributedCache, CacheOperation.Set, "Cubby only: IDistributedCache.SetAsync(SlidingExpiration 60 s) = CUBBY.SET SLIDE; 1 KiB, 10k keys, 64 callers"));
+        all.Add(new("distcache-get", WorkloadKind.DistributedCache, CacheOperation.Get, "Cubby only: IDistributedCache.GetAsync, which renews the sliding window in the same turn; keys filled first, 64 callers"));
+        return [.. all];
+    }
+}

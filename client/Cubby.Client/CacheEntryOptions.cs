@@ -49,7 +49,7 @@ public sealed record CacheEntryOptions
                 throw new ArgumentOutOfRangeException(nameof(AbsoluteExpirationRelativeToNow), relative, "The relative expiration value must be positive.");
             }
 
-            expiresAt = (now + relative).ToUnixTimeMilliseconds();
+            expiresAt = CeilingUnixMilliseconds(now + relative);
         }
         else if (AbsoluteExpiration is { } absolute)
         {
@@ -58,7 +58,7 @@ public sealed record CacheEntryOptions
                 throw new ArgumentOutOfRangeException(nameof(AbsoluteExpiration), absolute, "The absolute expiration value must be in the future.");
             }
 
-            expiresAt = absolute.ToUnixTimeMilliseconds();
+            expiresAt = CeilingUnixMilliseconds(absolute);
         }
 
         long sliding = 0;
@@ -75,4 +75,11 @@ public sealed record CacheEntryOptions
         return (expiresAt, sliding);
     }
 #pragma warning restore CA2208
+
+    // Rounded up: truncating would turn an expiry less than a millisecond away into "now", which the silo refuses.
+    private static long CeilingUnixMilliseconds(DateTimeOffset time)
+    {
+        var milliseconds = time.ToUnixTimeMilliseconds();
+        return (time.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks) % TimeSpan.TicksPerMillisecond == 0 ? milliseconds : milliseconds + 1;
+    }
 }

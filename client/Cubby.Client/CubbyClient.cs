@@ -195,8 +195,11 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         }
     }
 
+    // Every call checks its key before anything else, so this is also where a disposed client refuses calls at once
+    // (its connections are gone; without this a call would wait out the connect timeout).
     private void CheckKey(string key)
     {
+        ObjectDisposedException.ThrowIf(_disposed.IsCancellationRequested, this);
         ArgumentNullException.ThrowIfNull(key);
         if (key.Length == 0)
         {

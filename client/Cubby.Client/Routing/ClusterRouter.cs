@@ -16,7 +16,9 @@ internal sealed class ClusterRouter : IDisposable
     private readonly CubbyClientOptions _options;
     private readonly ILoggerFactory _loggers;
     private readonly TimeProvider _time;
-    private readonly ConcurrentDictionary<(string Host, int Port), CubbyConnection> _connections = new();
+    // Lazy: GetOrAdd may run its factory on several racing threads, and a connection made but not kept would leak
+    // its socket and reader thread.
+    private readonly ConcurrentDictionary<(string Host, int Port), Lazy<CubbyConnection>> _connections = new();
     private readonly Lock _viewLock = new();
     private Routes? _routes;
 
@@ -75,7 +77,10 @@ internal sealed class ClusterRouter : IDisposable
     {
         foreach (var connection in _connections.Values)
         {
-            connection.Dispose();
+            if (connection.IsValueCreated)
+            {
+                connection.Value.Dispose();
+            }
         }
 
         _connections.Clear();
@@ -156,8 +161,8 @@ internal sealed class ClusterRouter : IDisposable
     }
 
     private CubbyConnection Connect(string host, int port) =>
-        _connections.GetOrAdd((host, port), static (endpoint, router) =>
-            new CubbyConnection(endpoint.Host, endpoint.Port, router._options, router._loggers.CreateLogger<CubbyConnection>(), router._time), this);
+        _connections.GetOrAdd((host, port), static (endpoint, router) => new Lazy<CubbyConnection>(() =>
+            new CubbyConnection(endpoint.Host, endpoint.Port, router._options, router._loggers.CreateLogger<CubbyConnection>(), router._time)), this).Value;
 
     private CubbyConnectionException NoSeedAnswered(List<Exception>? failures) =>
         new($"No silo answered with the cluster view; tried {string.Join(", ", _options.Endpoints)} (Cubby:Client:Endpoints).",

@@ -118,13 +118,7 @@ public sealed class StringCommandTests(SharedSiloFixture fixture) : IClassFixtur
     public async Task Set_with_an_expiry_option_expires_the_key_at_that_moment(string option, long milliseconds)
     {
         await using var s = await ClockedSilo.StartAsync();
-        var argument = option.ToUpperInvariant() switch
-        {
-            "EX" => milliseconds / 1000,
-            "PX" => milliseconds,
-            "EXAT" => s.NowSeconds + (milliseconds / 1000),
-            _ => s.NowMs + milliseconds,
-        };
+        var argument = ExpiryArgument(s, option, milliseconds);
         RespAssert.Ok(await s.CallAsync("SET", "k", "v", option, argument));
         RespAssert.Integer(milliseconds, await s.CallAsync("PTTL", "k"));
         s.Advance(milliseconds - 1);
@@ -338,13 +332,7 @@ public sealed class StringCommandTests(SharedSiloFixture fixture) : IClassFixtur
     public async Task Getex_with_an_expiry_option_reads_and_sets_the_expiry(string option, long milliseconds)
     {
         await using var s = await ClockedSilo.StartAsync();
-        var argument = option.ToUpperInvariant() switch
-        {
-            "EX" => milliseconds / 1000,
-            "PX" => milliseconds,
-            "EXAT" => s.NowSeconds + (milliseconds / 1000),
-            _ => s.NowMs + milliseconds,
-        };
+        var argument = ExpiryArgument(s, option, milliseconds);
         RespAssert.Ok(await s.CallAsync("SET", "k", "v"));
         RespAssert.Bulk("v", await s.CallAsync("GETEX", "k", option, argument));
         RespAssert.Integer(milliseconds, await s.CallAsync("PTTL", "k"));
@@ -681,4 +669,13 @@ public sealed class StringCommandTests(SharedSiloFixture fixture) : IClassFixtur
 
         return [.. keys];
     }
+
+    /// <summary>The argument for an EX/PX/EXAT/PXAT option that expires <paramref name="milliseconds"/> from the silo's now.</summary>
+    private static long ExpiryArgument(ClockedSilo silo, string option, long milliseconds) => option.ToUpperInvariant() switch
+    {
+        "EX" => milliseconds / 1000,
+        "PX" => milliseconds,
+        "EXAT" => silo.NowSeconds + (milliseconds / 1000),
+        _ => silo.NowMs + milliseconds,
+    };
 }

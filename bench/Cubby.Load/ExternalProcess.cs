@@ -38,11 +38,13 @@ internal static class ExternalProcess
         catch (OperationCanceledException)
         {
             process.Kill(entireProcessTree: true);
-            await process.WaitForExitAsync().ConfigureAwait(false);
+            process.WaitForExit(10_000);
             throw new HarnessException($"{file} {string.Join(' ', start.ArgumentList)} did not finish within {timeout.TotalSeconds:0} s.");
         }
 
-        return (process.ExitCode, await output.ConfigureAwait(false), await errors.ConfigureAwait(false));
+        // A child that outlives the process (a daemon it started) may hold its output open: wait for it only briefly.
+        var drained = TimeSpan.FromSeconds(10);
+        return (process.ExitCode, await output.WaitAsync(drained).ConfigureAwait(false), await errors.WaitAsync(drained).ConfigureAwait(false));
     }
 
     /// <summary>The full path of <paramref name="tool"/> on PATH, or null.</summary>

@@ -177,7 +177,7 @@ internal sealed class ServerProcess : IDisposable
     /// <summary>How the process ended and the last of its output, once it has exited.</summary>
     public string DescribeExit()
     {
-        _process.WaitForExit();
+        _process.WaitForExit(10_000);
         return $"{Kind} (pid {_process.Id}) exited with code {_process.ExitCode}.{Describe()}";
     }
 

@@ -105,11 +105,12 @@ public sealed class LoadHarnessQuickTests
         catch (OperationCanceledException)
         {
             process.Kill(entireProcessTree: true);
-            await process.WaitForExitAsync();
+            process.WaitForExit(10_000);
             Assert.Fail($"dotnet Cubby.Load.dll {string.Join(' ', arguments)} did not finish within {limit.TotalSeconds:0} s:\n{Text()}");
         }
 
-        process.WaitForExit();
+        // Bounded: a daemon the harness started would hold its output open past its exit.
+        process.WaitForExit(10_000);
         return (process.ExitCode, Text());
 
         void Append(string? line)

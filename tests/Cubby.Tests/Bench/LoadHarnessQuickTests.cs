@@ -1,3 +1,4 @@
+using Cubby.Tests.Infrastructure;
 using System.Diagnostics;
 using System.Text;
 using System.Text.Json;
@@ -75,19 +76,7 @@ public sealed class LoadHarnessQuickTests
 
     private static async Task<(int ExitCode, string Output)> RunHarnessAsync(string[] arguments, TimeSpan limit)
     {
-        var start = new ProcessStartInfo("dotnet")
-        {
-            WorkingDirectory = AppContext.BaseDirectory,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            RedirectStandardInput = true,
-            UseShellExecute = false,
-        };
-        start.ArgumentList.Add(Harness);
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
+        var start = DotnetProcess.StartInfo(Harness, arguments);
 
         var output = new StringBuilder();
         using var process = new Process { StartInfo = start };

@@ -85,19 +85,7 @@ public sealed partial class SiloProcess : IDisposable
             throw new InvalidOperationException($"The silo is not built at {SiloAssemblyPath}; the test project must reference silo/Cubby.Silo.");
         }
 
-        var start = new ProcessStartInfo("dotnet")
-        {
-            WorkingDirectory = AppContext.BaseDirectory,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            RedirectStandardInput = true,
-            UseShellExecute = false,
-        };
-        start.ArgumentList.Add(SiloAssemblyPath);
-        foreach (var argument in (string[])["--Cubby:Host", "127.0.0.1", "--Cubby:RespPort", Text(respPort), "--Cubby:HttpPort", Text(httpPort), .. arguments])
-        {
-            start.ArgumentList.Add(argument);
-        }
+        var start = DotnetProcess.StartInfo(SiloAssemblyPath, ["--Cubby:Host", "127.0.0.1", "--Cubby:RespPort", Text(respPort), "--Cubby:HttpPort", Text(httpPort), .. arguments]);
 
         var process = new Process { StartInfo = start };
         var silo = new SiloProcess(process, respPort, httpPort);

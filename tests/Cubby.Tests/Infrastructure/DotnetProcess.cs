@@ -1,0 +1,26 @@
+using System.Diagnostics;
+
+namespace Cubby.Tests.Infrastructure;
+
+/// <summary>How tests start a built .NET program (the silo, the load harness) as a real child process.</summary>
+internal static class DotnetProcess
+{
+    public static ProcessStartInfo StartInfo(string assemblyPath, IEnumerable<string> arguments)
+    {
+        var start = new ProcessStartInfo("dotnet")
+        {
+            WorkingDirectory = AppContext.BaseDirectory,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            RedirectStandardInput = true,
+            UseShellExecute = false,
+        };
+        start.ArgumentList.Add(assemblyPath);
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        return start;
+    }
+}

@@ -15,6 +15,9 @@ public sealed class CubbyClientOptions
     /// <summary>The silos' password (<c>Cubby:Password</c> on the silo), or null when they need none.</summary>
     public string? Password { get; set; }
 
+    /// <summary>The user the password authenticates: <c>default</c> for clients; silos use their own on silo links.</summary>
+    internal string UserName { get; set; } = "default";
+
     /// <summary>How long connecting (and waiting for a reconnect) may take before a call fails.</summary>
     public TimeSpan ConnectTimeout { get; set; } = TimeSpan.FromSeconds(5);
 

@@ -131,7 +131,7 @@ internal sealed partial class CubbyConnection
         if (password is not null)
         {
             writer.WriteBulkString("AUTH"u8);
-            writer.WriteBulkString("default"u8);
+            writer.WriteBulkString(_options.UserName);
             writer.WriteBulkString(password);
         }
 

@@ -1,6 +1,7 @@
 using System.Security.Cryptography;
 using System.Text;
 using Cubby.Resp;
+using Cubby.Silo.Cluster.Links;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Commands;
@@ -248,10 +249,14 @@ internal static class ConnectionCommands
 
     private static bool TryAuthenticate(ClientSession session, ReadOnlySpan<byte> user, ReadOnlySpan<byte> password)
     {
+        if (Arguments.Is(user, SiloLinks.UserName))
+        {
+            return TryAuthenticatePeer(session, password);
+        }
+
         // Without a password the default user is Redis's "nopass": any password authenticates it.
         var configured = session.Silo.Options.Password;
-        var valid = Arguments.Is(user, "default")
-            & (configured is null || CryptographicOperations.FixedTimeEquals(SHA256.HashData(password), SHA256.HashData(Encoding.UTF8.GetBytes(configured))));
+        var valid = Arguments.Is(user, "default") & (configured is null || SecretEquals(password, configured));
         if (!valid)
         {
             session.Writer.WriteError(ErrorText.WrongPass);
@@ -261,6 +266,25 @@ internal static class ConnectionCommands
         session.IsAuthenticated = true;
         return true;
     }
+
+    /// <summary>A silo of the same cluster: it may use the internal commands (forwarding, handoff, membership).</summary>
+    private static bool TryAuthenticatePeer(ClientSession session, ReadOnlySpan<byte> secret)
+    {
+        var configured = session.Silo.Options.Clustering.Secret;
+        if (configured is null || !SecretEquals(secret, configured))
+        {
+            session.Writer.WriteError(ErrorText.WrongPass);
+            return false;
+        }
+
+        session.IsAuthenticated = true;
+        session.IsClusterPeer = true;
+        return true;
+    }
+
+    // Hashing first makes the comparison take the same time whatever the lengths.
+    private static bool SecretEquals(ReadOnlySpan<byte> given, string configured) =>
+        CryptographicOperations.FixedTimeEquals(SHA256.HashData(given), SHA256.HashData(Encoding.UTF8.GetBytes(configured)));
 
     private static bool TryReadClientName(ClientSession session, ReadOnlySpan<byte> name, out string? value)
     {

@@ -1,3 +1,5 @@
+using Cubby.Silo.Cluster;
+
 namespace Cubby.Silo.Hosting;
 
 /// <summary>
@@ -63,7 +65,16 @@ public sealed class SiloOptions
     /// <summary>Run command processing on the socket's I/O thread; measured as the largest gain without pipelining.</summary>
     public bool InlineScheduling { get; set; } = true;
 
-    /// <summary>How long a graceful shutdown may take.</summary>
+    /// <summary>
+    /// The cluster this silo belongs to; several clusters may share one membership database. Silos and their table rows
+    /// are grouped by it.
+    /// </summary>
+    public string ClusterId { get; set; } = "cubby";
+
+    /// <summary>Membership, failure detection, silo links and handoff (<c>Cubby:Clustering</c>).</summary>
+    public ClusteringOptions Clustering { get; set; } = new();
+
+    /// <summary>How long a graceful shutdown may take, handing off every slot included.</summary>
     public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
     internal long EffectiveMaxMemoryBytes =>

@@ -1,4 +1,5 @@
 using System.Net;
+using Cubby.Silo.Cluster;
 using Microsoft.Extensions.Options;
 
 namespace Cubby.Silo.Hosting;
@@ -36,6 +37,30 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         Require(options.Password is null || options.Password.Length > 0, "Cubby:Password must not be empty; remove it to disable AUTH.");
         Require(options.ShutdownTimeout > TimeSpan.Zero, $"Cubby:ShutdownTimeout must be positive (was {options.ShutdownTimeout}).");
 
+        ValidateClustering(options, Require);
+
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+
+    private static void ValidateClustering(SiloOptions options, Action<bool, string> require)
+    {
+        var clustering = options.Clustering;
+        require(!string.IsNullOrWhiteSpace(options.ClusterId) && options.ClusterId.Length <= 128, $"Cubby:ClusterId must be 1 to 128 characters (was '{options.ClusterId}').");
+        require(Enum.IsDefined(clustering.Mode), $"Cubby:Clustering:Mode must be Localhost, Development or Postgres (was {clustering.Mode}).");
+        require(clustering.Mode != ClusteringMode.Postgres || !string.IsNullOrWhiteSpace(clustering.ConnectionString), "Cubby:Clustering:ConnectionString is required when Cubby:Clustering:Mode is Postgres.");
+        require(clustering.PrimaryEndpoint is null || Cubby.Client.EndpointAddress.TryParse(clustering.PrimaryEndpoint, out _, out _), $"Cubby:Clustering:PrimaryEndpoint must be host:port (was '{clustering.PrimaryEndpoint}').");
+        require(clustering.Mode == ClusteringMode.Localhost || !string.IsNullOrEmpty(clustering.Secret), "Cubby:Clustering:Secret is required when Cubby:Clustering:Mode is Development or Postgres: silos authenticate to each other with it.");
+        require(clustering.HeartbeatInterval > TimeSpan.Zero, $"Cubby:Clustering:HeartbeatInterval must be positive (was {clustering.HeartbeatInterval}).");
+        require(clustering.TableRefreshInterval > TimeSpan.Zero, $"Cubby:Clustering:TableRefreshInterval must be positive (was {clustering.TableRefreshInterval}).");
+        require(clustering.ProbeInterval > TimeSpan.Zero, $"Cubby:Clustering:ProbeInterval must be positive (was {clustering.ProbeInterval}).");
+        require(clustering.ProbeTimeout > TimeSpan.Zero, $"Cubby:Clustering:ProbeTimeout must be positive (was {clustering.ProbeTimeout}).");
+        require(clustering.MissedProbesLimit >= 1, $"Cubby:Clustering:MissedProbesLimit must be at least 1 (was {clustering.MissedProbesLimit}).");
+        require(clustering.VotesForDeath >= 1, $"Cubby:Clustering:VotesForDeath must be at least 1 (was {clustering.VotesForDeath}).");
+        require(clustering.VoteExpiration > TimeSpan.Zero, $"Cubby:Clustering:VoteExpiration must be positive (was {clustering.VoteExpiration}).");
+        require(clustering.HeartbeatExpiration > clustering.HeartbeatInterval * 2, $"Cubby:Clustering:HeartbeatExpiration must be more than twice Cubby:Clustering:HeartbeatInterval (was {clustering.HeartbeatExpiration}).");
+        require(clustering.LinkConnections is >= 1 and <= 64, $"Cubby:Clustering:LinkConnections must be between 1 and 64 (was {clustering.LinkConnections}).");
+        require(clustering.ForwardTimeout > TimeSpan.Zero, $"Cubby:Clustering:ForwardTimeout must be positive (was {clustering.ForwardTimeout}).");
+        require(clustering.HandoffChunkBytes >= 4096, $"Cubby:Clustering:HandoffChunkBytes must be at least 4096 (was {clustering.HandoffChunkBytes}).");
+        require(clustering.HandoffWaitTimeout > TimeSpan.Zero, $"Cubby:Clustering:HandoffWaitTimeout must be positive (was {clustering.HandoffWaitTimeout}).");
     }
 }

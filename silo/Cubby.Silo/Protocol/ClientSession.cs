@@ -42,6 +42,9 @@ internal sealed class ClientSession
 
     public bool IsAuthenticated { get; set; }
 
+    /// <summary>Authenticated with the cluster secret: another silo, allowed the internal commands.</summary>
+    public bool IsClusterPeer { get; set; }
+
     /// <summary>Set by QUIT: the connection closes once the pending replies are flushed.</summary>
     public bool CloseRequested { get; set; }
 

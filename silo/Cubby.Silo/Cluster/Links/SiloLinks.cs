@@ -1,0 +1,104 @@
+using System.Collections.Concurrent;
+using Cubby.Client;
+using Cubby.Client.Connections;
+using Cubby.Resp;
+using Cubby.Silo.Hosting;
+using Microsoft.Extensions.Options;
+
+namespace Cubby.Silo.Cluster.Links;
+
+/// <summary>
+/// This silo's connections to its peers: a few multiplexed connections per peer, authenticated with the cluster
+/// secret, shared by every forwarded call, probe, handoff and membership request to that peer.
+/// </summary>
+internal sealed class SiloLinks : IDisposable
+{
+    /// <summary>The user a silo authenticates as on another silo; its password is <c>Cubby:Clustering:Secret</c>.</summary>
+    public const string UserName = "cubby-silo";
+
+    private readonly CubbyClientOptions _options;
+    private readonly int _perPeer;
+    private readonly ILoggerFactory _loggers;
+    private readonly TimeProvider _time;
+    private readonly ConcurrentDictionary<(string Host, int Port), Lazy<Peer>> _peers = new();
+    private bool _disposed;
+
+    public SiloLinks(IOptions<SiloOptions> options, ILoggerFactory loggers, TimeProvider time)
+    {
+        var silo = options.Value;
+        _perPeer = silo.Clustering.LinkConnections;
+        _loggers = loggers;
+        _time = time;
+        _options = new CubbyClientOptions
+        {
+            UserName = UserName,
+            Password = silo.Clustering.Secret,
+            Protocol = RespVersion.Resp2,
+            ConnectTimeout = TimeSpan.FromSeconds(2),
+            OperationTimeout = silo.Clustering.ForwardTimeout,
+            ReconnectMinDelay = TimeSpan.FromMilliseconds(50),
+            ReconnectMaxDelay = TimeSpan.FromSeconds(1),
+            MaxKeyBytes = silo.MaxKeyBytes,
+
+            // Replies relayed for a peer (MGET of many values, a SCAN page) may be as large as a whole request.
+            MaxValueBytes = (int)Math.Min(silo.MaxRequestBytes, Array.MaxLength),
+        };
+    }
+
+    /// <summary>A connection to the silo at <paramref name="host"/>:<paramref name="port"/>, spreading callers over the pool.</summary>
+    public CubbyConnection To(string host, int port)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        return _peers.GetOrAdd((host, port), static (endpoint, links) => new Lazy<Peer>(() => links.Open(endpoint.Host, endpoint.Port)), this).Value.Next();
+    }
+
+    /// <summary>Closes the connections to a silo that left or died, so they stop reconnecting.</summary>
+    public void Drop(string host, int port)
+    {
+        if (_peers.TryRemove((host, port), out var peer) && peer.IsValueCreated)
+        {
+            peer.Value.Dispose();
+        }
+    }
+
+    public void Dispose()
+    {
+        _disposed = true;
+        foreach (var peer in _peers.Values)
+        {
+            if (peer.IsValueCreated)
+            {
+                peer.Value.Dispose();
+            }
+        }
+
+        _peers.Clear();
+    }
+
+    private Peer Open(string host, int port)
+    {
+        var connections = new CubbyConnection[_perPeer];
+        for (var i = 0; i < connections.Length; i++)
+        {
+            connections[i] = new CubbyConnection(host, port, _options, _loggers.CreateLogger<CubbyConnection>(), _time);
+        }
+
+        return new Peer(connections);
+    }
+
+    private sealed class Peer(CubbyConnection[] connections) : IDisposable
+    {
+        private int _next;
+
+        public CubbyConnection Next() =>
+            connections.Length == 1 ? connections[0] : connections[(int)((uint)Interlocked.Increment(ref _next) % (uint)connections.Length)];
+
+        public void Dispose()
+        {
+            foreach (var connection in connections)
+            {
+                connection.Dispose();
+            }
+        }
+    }
+}

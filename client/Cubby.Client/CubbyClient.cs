@@ -50,30 +50,26 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     public async ValueTask<bool> ExistsAsync(string key, CancellationToken cancellationToken = default)
     {
         CheckKey(key);
-        var connection = await _router.ConnectionForAsync(key, cancellationToken).ConfigureAwait(false);
-        return await connection.ExecuteAsync(ClientCommands.Exists(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false) > 0;
+        return await _router.SendAsync(KeyCommand.Exists(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false) > 0;
     }
 
     public async ValueTask<bool> RefreshAsync(string key, CancellationToken cancellationToken = default)
     {
         CheckKey(key);
-        var connection = await _router.ConnectionForAsync(key, cancellationToken).ConfigureAwait(false);
-        return await connection.ExecuteAsync(ClientCommands.Refresh(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false) == 1;
+        return await _router.SendAsync(KeyCommand.Refresh(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false) == 1;
     }
 
     public async ValueTask<RemoveOutcome> EvictAsync(string key, CancellationToken cancellationToken = default)
     {
         CheckKey(key);
-        var connection = await _router.ConnectionForAsync(key, cancellationToken).ConfigureAwait(false);
-        var removed = await connection.ExecuteAsync(ClientCommands.Delete(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false);
+        var removed = await _router.SendAsync(KeyCommand.Delete(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false);
         return removed > 0 ? RemoveOutcome.Removed : RemoveOutcome.NotFound;
     }
 
     public async ValueTask<TimeSpan?> GetTimeToLiveAsync(string key, CancellationToken cancellationToken = default)
     {
         CheckKey(key);
-        var connection = await _router.ConnectionForAsync(key, cancellationToken).ConfigureAwait(false);
-        var milliseconds = await connection.ExecuteAsync(ClientCommands.TimeToLive(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false);
+        var milliseconds = await _router.SendAsync(KeyCommand.TimeToLive(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false);
         return milliseconds switch
         {
             -2 => null,
@@ -101,8 +97,7 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         CheckValue(value.Length);
         options ??= CacheEntryOptions.Never;
         var (expiresAt, sliding) = options.Resolve(_time.GetUtcNow());
-        var connection = await _router.ConnectionForAsync(key, cancellationToken).ConfigureAwait(false);
-        return (WriteOutcome)await SendPut(connection, key, value, expiresAt, sliding, options.Flags, cancellationToken).ConfigureAwait(false);
+        return (WriteOutcome)await _router.SendAsync(KeyCommand.Set(key, value, expiresAt, sliding, options.Flags), Replies.Integer, null, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>The same, blocking the calling thread without needing the thread pool.</summary>
@@ -111,89 +106,37 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         CheckKey(key);
         CheckValue(value.Length);
         var (expiresAt, sliding) = options.Resolve(_time.GetUtcNow());
-        var connection = _router.ConnectionFor(key);
-        byte[]? compressed = null;
-        try
-        {
-            var payload = Prepare(value, options.Flags, ref compressed);
-            return (WriteOutcome)connection.Execute(ClientCommands.Set(key, payload, expiresAt, sliding, options.Flags), Replies.Integer, null);
-        }
-        finally
-        {
-            Return(compressed);
-        }
+        return (WriteOutcome)_router.Send(KeyCommand.Set(key, value, expiresAt, sliding, options.Flags), Replies.Integer, null);
     }
 
     /// <summary>Reads an entry; with a destination, an uncompressed value is copied there instead of into an array.</summary>
     internal ValueTask<EntryReply> ReadEntryAsync(string key, IBufferWriter<byte>? destination, CancellationToken cancellationToken)
     {
         CheckKey(key);
-        var routed = _router.ConnectionForAsync(key, cancellationToken);
-        return routed.IsCompletedSuccessfully
-            ? routed.Result.ExecuteAsync(ClientCommands.Get(key), Replies.Entry, destination, cancellationToken)
-            : ReadEntryAfterRoutingAsync(routed, key, destination, cancellationToken);
+        return _router.SendAsync(KeyCommand.Get(key), Replies.Entry, destination, cancellationToken);
     }
 
     internal EntryReply ReadEntry(string key, IBufferWriter<byte>? destination)
     {
         CheckKey(key);
-        return _router.ConnectionFor(key).Execute(ClientCommands.Get(key), Replies.Entry, destination);
+        return _router.Send(KeyCommand.Get(key), Replies.Entry, destination);
     }
 
     internal bool Refresh(string key)
     {
         CheckKey(key);
-        return _router.ConnectionFor(key).Execute(ClientCommands.Refresh(key), Replies.Integer, null) == 1;
+        return _router.Send(KeyCommand.Refresh(key), Replies.Integer, null) == 1;
     }
 
     internal RemoveOutcome Evict(string key)
     {
         CheckKey(key);
-        return _router.ConnectionFor(key).Execute(ClientCommands.Delete(key), Replies.Integer, null) > 0 ? RemoveOutcome.Removed : RemoveOutcome.NotFound;
+        return _router.Send(KeyCommand.Delete(key), Replies.Integer, null) > 0 ? RemoveOutcome.Removed : RemoveOutcome.NotFound;
     }
 
     /// <summary>The entry's value, decompressed when it was stored compressed.</summary>
     internal static byte[] ValueOf(string key, EntryReply entry) =>
         entry.Flags.HasFlag(CacheEntryFlags.Compressed) ? EntryCompression.Decompress(entry.Value, key) : entry.Value!;
-
-    private static async ValueTask<EntryReply> ReadEntryAfterRoutingAsync(ValueTask<CubbyConnection> routed, string key, IBufferWriter<byte>? destination, CancellationToken cancellationToken)
-    {
-        var connection = await routed.ConfigureAwait(false);
-        return await connection.ExecuteAsync(ClientCommands.Get(key), Replies.Entry, destination, cancellationToken).ConfigureAwait(false);
-    }
-
-    private static ValueTask<long> SendPut(CubbyConnection connection, string key, ReadOnlySequence<byte> value, long expiresAt, long sliding, CacheEntryFlags flags, CancellationToken cancellationToken)
-    {
-        byte[]? compressed = null;
-        try
-        {
-            var payload = Prepare(value, flags, ref compressed);
-            return connection.ExecuteAsync(ClientCommands.Set(key, payload, expiresAt, sliding, flags), Replies.Integer, null, cancellationToken);
-        }
-        finally
-        {
-            Return(compressed);
-        }
-    }
-
-    private static ReadOnlySequence<byte> Prepare(ReadOnlySequence<byte> value, CacheEntryFlags flags, ref byte[]? compressed)
-    {
-        if (!flags.HasFlag(CacheEntryFlags.Compressed))
-        {
-            return value;
-        }
-
-        compressed = EntryCompression.Compress(value.IsSingleSegment ? value.FirstSpan : value.ToArray(), out var length);
-        return new ReadOnlySequence<byte>(compressed, 0, length);
-    }
-
-    private static void Return(byte[]? compressed)
-    {
-        if (compressed is not null)
-        {
-            ArrayPool<byte>.Shared.Return(compressed);
-        }
-    }
 
     // Every call checks its key before anything else, so this is also where a disposed client refuses calls at once
     // (its connections are gone; without this a call would wait out the connect timeout).

@@ -46,6 +46,9 @@ public sealed class CubbyConnectionException : CubbyException
         : base(message, innerException)
     {
     }
+
+    /// <summary>Whether the command never reached the wire or was lost on it, for the client's retry policy.</summary>
+    internal Connections.CallFailure Failure { get; init; }
 }
 
 /// <summary>The silo answered the command with an error reply.</summary>

@@ -5,6 +5,16 @@ namespace Cubby.Client;
 /// straight to the silo that owns the key. Keys are non-empty strings of at most
 /// <see cref="CubbyClientOptions.MaxKeyBytes"/> UTF-8 bytes.
 /// </summary>
+/// <remarks>
+/// When a connection fails, a call is sent again, to the key's owner in the newest cluster view, within its
+/// <see cref="CubbyClientOptions.OperationTimeout"/>: always when the command had not been written to the socket yet,
+/// and, when it had been written but the connection was lost before the reply, only when running it twice leaves the
+/// cache as running it once does. Every method here qualifies: reads (which renew a sliding expiry once more),
+/// <see cref="RefreshAsync"/>, and the unconditional writes <see cref="PutAsync"/> and <see cref="EvictAsync"/>; a write
+/// sent twice may report <see cref="WriteOutcome.Updated"/> or <see cref="RemoveOutcome.NotFound"/> for the second
+/// run. Timeouts, error replies and cancellations are never retried. The same holds for the
+/// <c>IDistributedCache</c> methods.
+/// </remarks>
 public interface ICubbyClient
 {
     /// <summary>Stores a value (compressed when <see cref="CacheEntryOptions.Flags"/> asks).</summary>

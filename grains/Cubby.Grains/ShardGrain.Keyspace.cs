@@ -49,6 +49,11 @@ internal sealed partial class ShardGrain
     {
         lock (_turn)
         {
+            if (_disposed)
+            {
+                return 0;
+            }
+
             var count = _store.Count;
             _budget.Release(_store.UsedBytes);
             _store.Clear();

@@ -17,6 +17,7 @@ internal sealed partial class ShardGrain : IDisposable
     private readonly int _maxValueBytes;
     private long _expired;
     private long _evicted;
+    private bool _disposed;
 
     public ShardGrain(int slot, IEntryStore store, MemoryBudget budget, TimeProvider time, int maxValueBytes)
     {
@@ -67,10 +68,21 @@ internal sealed partial class ShardGrain : IDisposable
     /// <summary>Releases a turn taken with <see cref="EnterTurn"/>.</summary>
     public void ExitTurn() => _turn.Exit();
 
+    /// <summary>
+    /// Releases the grain's bytes from the shared budget and frees its store. A caller still holding the grain (it was
+    /// detached or replaced meanwhile) gets <see cref="ObjectDisposedException"/> from any call on a key, never a
+    /// write into a store that is gone.
+    /// </summary>
     public void Dispose()
     {
         lock (_turn)
         {
+            if (_disposed)
+            {
+                return;
+            }
+
+            _disposed = true;
             _budget.Release(_store.UsedBytes);
             _store.Dispose();
         }
@@ -81,6 +93,7 @@ internal sealed partial class ShardGrain : IDisposable
     /// <summary>The index of a live entry; an expired one is removed on the way (lazy expiry).</summary>
     private int FindLive(ReadOnlySpan<byte> key, long now)
     {
+        ObjectDisposedException.ThrowIf(_disposed, this);
         var index = _store.IndexOf(key);
         if (index >= 0 && _store.MetadataAt(index).IsExpiredAt(now))
         {

@@ -43,6 +43,59 @@ internal sealed class ShardGrainCatalog : IDisposable
     /// <summary>The grain of <paramref name="slot"/> if it has been activated; never activates one.</summary>
     public ShardGrain? Find(int slot) => Volatile.Read(ref _grains[slot]);
 
+    /// <summary>
+    /// A new, empty grain for <paramref name="slot"/> on this catalog's store kind, budget and settings, not yet visible:
+    /// a handoff installs the slot's entries into it and then <see cref="Attach"/>es it. Until then the caller owns it
+    /// (and disposes it if the handoff is abandoned, which releases what it was charged).
+    /// </summary>
+    public ShardGrain CreateDetached(int slot)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(slot);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _grains.Length);
+        return new ShardGrain(slot, _createStore(), Budget, _time, _settings.MaxValueBytes);
+    }
+
+    /// <summary>
+    /// Makes <paramref name="grain"/> the grain of <paramref name="slot"/>. A grain already there (activated by an early
+    /// call, or left by an abandoned handoff) is replaced, not merged: the attached grain is the slot's whole state as
+    /// its previous owner handed it over, so the replaced grain is disposed, its entries dropped and its bytes released.
+    /// A caller still holding the replaced grain gets <see cref="ObjectDisposedException"/> from it.
+    /// </summary>
+    /// <exception cref="ArgumentException">The grain is of another slot, or was not created by this catalog.</exception>
+    public void Attach(int slot, ShardGrain grain)
+    {
+        ArgumentNullException.ThrowIfNull(grain);
+        ArgumentOutOfRangeException.ThrowIfNegative(slot);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _grains.Length);
+        if (grain.Slot != slot)
+        {
+            throw new ArgumentException($"The grain is slot {grain.Slot}'s, not slot {slot}'s.", nameof(grain));
+        }
+
+        if (!grain.Charges(Budget))
+        {
+            throw new ArgumentException("The grain was not created by this catalog (it charges another memory budget).", nameof(grain));
+        }
+
+        var replaced = Interlocked.Exchange(ref _grains[slot], grain);
+        if (replaced is not null && !ReferenceEquals(replaced, grain))
+        {
+            replaced.Dispose();
+        }
+    }
+
+    /// <summary>
+    /// Removes the grain of <paramref name="slot"/> from the catalog and returns it (null if none was active). The
+    /// caller disposes it once its entries are handed off, which releases its bytes. A later call for the slot through
+    /// this catalog's indexer activates a new, empty grain.
+    /// </summary>
+    public ShardGrain? Detach(int slot)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(slot);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _grains.Length);
+        return Interlocked.Exchange(ref _grains[slot], null);
+    }
+
     public long EstimateSize(int keyLength, int valueLength) => Sizer.SizeOf(keyLength, valueLength);
 
     /// <summary>Entries held by every active grain.</summary>

@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Net;
 using System.Net.Sockets;
+using Cubby.Cluster;
 using Cubby.Resp;
 using Microsoft.Extensions.Logging;
 
@@ -30,7 +31,9 @@ internal sealed partial class CubbyConnection
                     _connected.TrySetResult();
                 }
 
+                _down = false;
                 _connectedSignal.Set();
+                _firstAttemptSignal.Set();
                 Log.Connected(_logger, Host, Port);
                 backoff = _options.ReconnectMinDelay;
                 ReadReplies(socket);
@@ -38,6 +41,8 @@ internal sealed partial class CubbyConnection
             catch (Exception exception) when (exception is SocketException or IOException or ObjectDisposedException or CubbyException or TimeoutException)
             {
                 _lastError = exception;
+                _down = true;
+                _firstAttemptSignal.Set();
                 if (!_disposedSignal.IsSet)
                 {
                     Log.ConnectionFailed(_logger, Host, Port, exception.Message);
@@ -75,7 +80,9 @@ internal sealed partial class CubbyConnection
         _replies.Clear();
         if (wasConnected)
         {
-            FailPending(new CubbyConnectionException($"The connection to the silo at {Host}:{Port} was lost: {_lastError?.Message}", _lastError));
+            var lost = new CubbyConnectionException($"The connection to the silo at {Host}:{Port} was lost: {_lastError?.Message}", _lastError) { Failure = CallFailure.LostInFlight };
+            FailPending(lost, NotConnected());
+            _observer?.OnLost(this);
         }
     }
 
@@ -183,6 +190,10 @@ internal sealed partial class CubbyConnection
                     call.Complete(reply);
                     call.ReleaseByConnection();
                 }
+                else if (_observer is not null)
+                {
+                    OnPush(reply);
+                }
 
                 _replies.Consume(reply);
             }
@@ -191,6 +202,26 @@ internal sealed partial class CubbyConnection
             {
                 throw new CubbyConnectionException($"The silo at {Host}:{Port} closed the connection.");
             }
+        }
+    }
+
+    /// <summary>Hands a <c>cubby.view</c> push to the observer; other pushes are ignored, and so is a view that does not parse.</summary>
+    private void OnPush(ReadOnlySequence<byte> push)
+    {
+        ClusterView? view;
+        try
+        {
+            view = Replies.ViewPush(push);
+        }
+        catch (Exception exception) when (exception is CubbyException or ArgumentException)
+        {
+            Log.UnreadablePush(_logger, Host, Port, exception.Message);
+            return;
+        }
+
+        if (view is not null)
+        {
+            _observer!.OnView(view);
         }
     }
 
@@ -204,5 +235,8 @@ internal sealed partial class CubbyConnection
 
         [LoggerMessage(3, LogLevel.Debug, "Sending to the silo at {Host}:{Port} failed")]
         public static partial void SendFailed(ILogger logger, Exception exception, string host, int port);
+
+        [LoggerMessage(4, LogLevel.Warning, "The silo at {Host}:{Port} pushed a cluster view that does not parse: {Reason}")]
+        public static partial void UnreadablePush(ILogger logger, string host, int port, string reason);
     }
 }

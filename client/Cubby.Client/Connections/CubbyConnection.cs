@@ -25,6 +25,8 @@ internal sealed partial class CubbyConnection : IDisposable
     private readonly Thread _readerThread;
     private readonly ITimer _timeoutSweep;
     private readonly ReplyBuffer _replies;
+    private readonly IConnectionObserver? _observer;
+    private readonly ManualResetEventSlim _firstAttemptSignal = new(false);
     private ArrayBufferWriter<byte> _outgoing = new(4096);
     private ArrayBufferWriter<byte> _sending = new(4096);
     private TaskCompletionSource _connected = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -32,14 +34,21 @@ internal sealed partial class CubbyConnection : IDisposable
     private bool _sendInProgress;
     private bool _disposed;
     private Exception? _lastError;
+    private volatile bool _down;
 
-    public CubbyConnection(string host, int port, CubbyClientOptions options, ILogger logger, TimeProvider time)
+    // Calls queued and calls handed to the socket since the last failure: the difference is the tail of the FIFO
+    // that never reached the wire, which a lost connection fails as safe to send again.
+    private long _queuedCalls;
+    private long _handedCalls;
+
+    public CubbyConnection(string host, int port, CubbyClientOptions options, ILogger logger, TimeProvider time, IConnectionObserver? observer = null)
     {
         Host = host;
         Port = port;
         _options = options;
         _logger = logger;
         _time = time;
+        _observer = observer;
         _replies = new ReplyBuffer(options.MaxValueBytes);
         var sweepEvery = TimeSpan.FromMilliseconds(Math.Clamp(options.OperationTimeout.TotalMilliseconds / 4, 10, 250));
         _timeoutSweep = time.CreateTimer(static state => ((CubbyConnection)state!).TimeOutLateCalls(), this, sweepEvery, sweepEvery);
@@ -52,6 +61,15 @@ internal sealed partial class CubbyConnection : IDisposable
     public int Port { get; }
 
     public bool IsConnected => _connectedSignal.IsSet;
+
+    /// <summary>Whether the last attempt to connect failed, or the connection was lost or disposed, and no new one is up yet.</summary>
+    public bool IsDown => _down;
+
+    /// <summary>The reason of the last failure to connect or of the last lost connection.</summary>
+    public Exception? LastError => _lastError;
+
+    /// <summary>Waits until the first attempt to connect has succeeded or failed; false when it is still under way.</summary>
+    public bool WaitForFirstAttempt(TimeSpan timeout) => _firstAttemptSignal.Wait(timeout);
 
     /// <summary>
     /// Sends a command encoded with <see cref="CommandBuffer"/> on this thread (pass <see cref="CommandBuffer.Written"/>)
@@ -103,11 +121,14 @@ internal sealed partial class CubbyConnection : IDisposable
             _disposed = true;
         }
 
+        _down = true;
+        _firstAttemptSignal.Set();
         _disposedSignal.Set();
         _timeoutSweep.Dispose();
         _socket?.Dispose();
         _readerThread.Join(TimeSpan.FromSeconds(5));
-        FailPending(new ObjectDisposedException(nameof(CubbyConnection), $"The connection to {Host}:{Port} was disposed."));
+        var disposed = new ObjectDisposedException(nameof(CubbyConnection), $"The connection to {Host}:{Port} was disposed.");
+        FailPending(disposed, disposed);
     }
 
     private async ValueTask<T> ConnectThenExecuteAsync<T>(byte[] command, ReplyParser<T> parser, object? state, CancellationToken cancellationToken)
@@ -154,6 +175,7 @@ internal sealed partial class CubbyConnection : IDisposable
 
             _outgoing.Write(command);
             _pending.Enqueue(call);
+            _queuedCalls++;
             if (_sendInProgress)
             {
                 return;
@@ -181,6 +203,7 @@ internal sealed partial class CubbyConnection : IDisposable
                 }
 
                 (_outgoing, _sending) = (_sending, _outgoing);
+                _handedCalls = _queuedCalls;
                 socket = _socket;
             }
 
@@ -222,23 +245,28 @@ internal sealed partial class CubbyConnection : IDisposable
         }
     }
 
-    private CubbyConnectionException NotConnected() =>
-        new($"Not connected to the silo at {Host}:{Port}: {_lastError?.Message ?? "still connecting"}.", _lastError);
+    /// <summary>The failure of a call that could not be sent because the connection is not up.</summary>
+    public CubbyConnectionException NotConnected() =>
+        new($"Not connected to the silo at {Host}:{Port}: {_lastError?.Message ?? "still connecting"}.", _lastError) { Failure = CallFailure.NotSent };
 
-    private void FailPending(Exception exception)
+    /// <summary>Fails every pending call: those handed to the socket with <paramref name="sent"/>, the rest with <paramref name="unsent"/>.</summary>
+    private void FailPending(Exception sent, Exception unsent)
     {
         PendingCall[] failed;
+        long neverSent;
         lock (_sync)
         {
             failed = [.. _pending];
+            neverSent = _queuedCalls - _handedCalls;
             _pending.Clear();
             _outgoing.ResetWrittenCount();
+            _queuedCalls = _handedCalls = 0;
         }
 
-        foreach (var call in failed)
+        for (var i = 0; i < failed.Length; i++)
         {
-            call.Fail(exception);
-            call.ReleaseByConnection();
+            failed[i].Fail(i >= failed.Length - neverSent ? unsent : sent);
+            failed[i].ReleaseByConnection();
         }
     }
 }

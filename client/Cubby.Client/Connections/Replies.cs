@@ -80,6 +80,37 @@ internal static class Replies
         return new ClusterView(version, slotCount, silos);
     };
 
+    /// <summary>The view a <c>cubby.view</c> push carries (the push's second element is a CUBBY.VIEW reply), or null for any other push.</summary>
+    public static ClusterView? ViewPush(ReadOnlySequence<byte> push)
+    {
+        var reader = new SequenceReader<byte>(push);
+        var header = Next(ref reader);
+        if (header.ElementCount != 2)
+        {
+            return null;
+        }
+
+        var kind = Next(ref reader);
+        if (kind.Type is not (RespType.BulkString or RespType.SimpleString) || !IsViewPushKind(kind.Payload))
+        {
+            return null;
+        }
+
+        return View(push.Slice(reader.Position), null);
+    }
+
+    private static bool IsViewPushKind(ReadOnlySequence<byte> kind)
+    {
+        Span<byte> name = stackalloc byte[10];
+        if (kind.Length != name.Length)
+        {
+            return false;
+        }
+
+        kind.CopyTo(name);
+        return name.SequenceEqual("cubby.view"u8);
+    }
+
     public static bool IsPush(ReadOnlySequence<byte> reply) => reply.FirstSpan[0] == (byte)RespType.Push;
 
     public static void ThrowIfError(ReadOnlySequence<byte> reply)

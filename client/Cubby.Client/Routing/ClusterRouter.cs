@@ -1,7 +1,5 @@
-using System.Collections.Concurrent;
 using Cubby.Client.Connections;
 using Cubby.Cluster;
-using Cubby.Resp;
 using Cubby.Sharding;
 using Microsoft.Extensions.Logging;
 
@@ -9,164 +7,186 @@ namespace Cubby.Client.Routing;
 
 /// <summary>
 /// Sends each key straight to the silo that owns its slot: reads the cluster view from the seed endpoints, hashes
-/// keys with the view's <see cref="ShardMap"/>, and keeps one multiplexed connection per silo.
+/// keys with the view's <see cref="ShardMap"/>, and keeps one multiplexed connection per silo of the view. A newer
+/// view arrives as a <c>cubby.view</c> push on any connection, or is read again when a connection fails; connections
+/// to silos that left the view are closed once their calls have had time to finish.
 /// </summary>
-internal sealed class ClusterRouter : IDisposable
+internal sealed partial class ClusterRouter : IConnectionObserver, IDisposable
 {
     private readonly CubbyClientOptions _options;
     private readonly ILoggerFactory _loggers;
+    private readonly ILogger _logger;
     private readonly TimeProvider _time;
-    // Lazy: GetOrAdd may run its factory on several racing threads, and a connection made but not kept would leak
-    // its socket and reader thread.
-    private readonly ConcurrentDictionary<(string Host, int Port), Lazy<CubbyConnection>> _connections = new();
+
+    // Guarded by _viewLock, so a connection is never made for a view about to be replaced and then left open.
+    private readonly Dictionary<(string Host, int Port), CubbyConnection> _connections = [];
+    private readonly Dictionary<CubbyConnection, ITimer> _retiring = [];
     private readonly Lock _viewLock = new();
-    private Routes? _routes;
+    private readonly ViewRefresher _refresher;
+    private volatile Routes? _routes;
+    private volatile bool _disposed;
 
     public ClusterRouter(CubbyClientOptions options, ILoggerFactory loggers, TimeProvider time)
     {
         _options = options;
         _loggers = loggers;
+        _logger = loggers.CreateLogger<ClusterRouter>();
         _time = time;
+        _refresher = new ViewRefresher(RefreshOnce, time);
     }
 
     /// <summary>The view in use, once read.</summary>
     public ClusterView? View => _routes?.View;
 
-    /// <summary>The connection to the owner of <paramref name="key"/>, reading the view first if need be.</summary>
-    public CubbyConnection ConnectionFor(string key)
+    /// <summary>The connections open or connecting (those of the view, and seeds being asked), for tests.</summary>
+    internal int OpenConnections
     {
-        var routes = _routes ?? LoadView();
-        return routes.Owners[routes.View.OwnerIndexOf(routes.ShardMap.SlotOf(key))];
-    }
-
-    /// <summary>The same without blocking: the view is read asynchronously the first time.</summary>
-    public ValueTask<CubbyConnection> ConnectionForAsync(string key, CancellationToken cancellationToken)
-    {
-        var routes = _routes;
-        return routes is not null
-            ? ValueTask.FromResult(routes.Owners[routes.View.OwnerIndexOf(routes.ShardMap.SlotOf(key))])
-            : LoadViewThenRouteAsync(key, cancellationToken);
-    }
-
-    /// <summary>Reads the view again from the known silos and seeds.</summary>
-    public async ValueTask RefreshViewAsync(CancellationToken cancellationToken)
-    {
-        List<Exception>? failures = null;
-        foreach (var (host, port) in Candidates())
+        get
         {
-            try
+            lock (_viewLock)
             {
-                var connection = Connect(host, port);
-                var writer = CommandBuffer.Start();
-                writer.WriteArrayHeader(1);
-                writer.WriteBulkString(CubbyProtocol.View);
-                var view = await connection.ExecuteAsync(CommandBuffer.Written, Replies.View, null, cancellationToken).ConfigureAwait(false);
-                Install(view);
-                return;
-            }
-            catch (Exception exception) when (exception is CubbyException or TimeoutException)
-            {
-                (failures ??= []).Add(exception);
+                return _connections.Count;
             }
         }
+    }
 
-        throw NoSeedAnswered(failures);
+    /// <summary>A push: installed when newer than the view in use. Never blocks: it runs on a reader thread.</summary>
+    public void OnView(ClusterView view) => Install(view, onlyIfNewer: true);
+
+    /// <summary>A silo of the view dropped its connection: it may be leaving, so read the view again.</summary>
+    public void OnLost(CubbyConnection connection)
+    {
+        if (_routes is { } routes && Array.IndexOf(routes.Owners, connection) >= 0)
+        {
+            _refresher.Request();
+        }
     }
 
     public void Dispose()
     {
-        foreach (var connection in _connections.Values)
+        CubbyConnection[] open;
+        lock (_viewLock)
         {
-            if (connection.IsValueCreated)
+            if (_disposed)
             {
-                connection.Value.Dispose();
+                return;
             }
+
+            _disposed = true;
+            open = [.. _connections.Values, .. _retiring.Keys];
+            foreach (var timer in _retiring.Values)
+            {
+                timer.Dispose();
+            }
+
+            _connections.Clear();
+            _retiring.Clear();
         }
 
-        _connections.Clear();
+        // Closing the connections first ends any read the refresher is blocked in.
+        foreach (var connection in open)
+        {
+            connection.Dispose();
+        }
+
+        _refresher.Dispose();
     }
 
-    private async ValueTask<CubbyConnection> LoadViewThenRouteAsync(string key, CancellationToken cancellationToken)
-    {
-        await RefreshViewAsync(cancellationToken).ConfigureAwait(false);
-        return ConnectionFor(key);
-    }
-
-    private Routes LoadView()
+    /// <summary>
+    /// Installs <paramref name="view"/> when it is newer than the one in use or, with <paramref name="onlyIfNewer"/>
+    /// false (a view read from a seed because no silo of the view answered), when it names other silos whatever its
+    /// version: the cluster was started again, and its versions with it.
+    /// </summary>
+    private void Install(ClusterView view, bool onlyIfNewer)
     {
         lock (_viewLock)
         {
-            if (_routes is { } loaded)
+            var current = _routes;
+            if (_disposed || (current is not null && view.Version <= current.View.Version && (onlyIfNewer || current.View.Silos.SequenceEqual(view.Silos))))
             {
-                return loaded;
+                return;
             }
 
-            List<Exception>? failures = null;
-            foreach (var (host, port) in Candidates())
+            var owners = new CubbyConnection[view.Silos.Count];
+            for (var i = 0; i < owners.Length; i++)
             {
-                try
-                {
-                    var writer = CommandBuffer.Start();
-                    writer.WriteArrayHeader(1);
-                    writer.WriteBulkString(CubbyProtocol.View);
-                    return Install(Connect(host, port).Execute(CommandBuffer.Written, Replies.View, null));
-                }
-                catch (Exception exception) when (exception is CubbyException or TimeoutException)
-                {
-                    (failures ??= []).Add(exception);
-                }
+                owners[i] = Connect(view.Silos[i].Host, view.Silos[i].Port);
             }
 
-            throw NoSeedAnswered(failures);
+            var routes = new Routes(view, new ShardMap(view.SlotCount), owners);
+            _routes = routes;
+            RetireConnectionsOutside(routes);
+            Log.ViewInstalled(_logger, view.Version, view.Silos.Count);
         }
     }
 
-    private Routes Install(ClusterView view)
+    /// <summary>The pooled connection to a silo, made if need be. Call under <see cref="_viewLock"/>.</summary>
+    private CubbyConnection Connect(string host, int port)
     {
-        var owners = new CubbyConnection[view.Silos.Count];
-        for (var i = 0; i < owners.Length; i++)
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (!_connections.TryGetValue((host, port), out var connection))
         {
-            owners[i] = Connect(view.Silos[i].Host, view.Silos[i].Port);
+            connection = new CubbyConnection(host, port, _options, _loggers.CreateLogger<CubbyConnection>(), _time, this);
+            _connections.Add((host, port), connection);
         }
 
-        var routes = new Routes(view, new ShardMap(view.SlotCount), owners);
-        lock (_viewLock)
-        {
-            if (_routes is null || _routes.View.Version <= view.Version)
-            {
-                _routes = routes;
-            }
-
-            return _routes;
-        }
+        return connection;
     }
 
-    private IEnumerable<(string Host, int Port)> Candidates()
+    /// <summary>
+    /// Forgets the connections to silos outside the view (gone silos, seeds that are not in it) and closes them after
+    /// the operation timeout, so calls already sent on them get their replies. Call under <see cref="_viewLock"/>.
+    /// </summary>
+    private void RetireConnectionsOutside(Routes routes)
     {
-        if (_routes is { } routes)
+        List<(string, int)>? gone = null;
+        foreach (var (endpoint, connection) in _connections)
         {
-            foreach (var silo in routes.View.Silos)
+            if (Array.IndexOf(routes.Owners, connection) < 0)
             {
-                yield return (silo.Host, silo.Port);
+                (gone ??= []).Add(endpoint);
             }
         }
 
-        foreach (var endpoint in _options.Endpoints)
+        foreach (var endpoint in gone ?? [])
         {
-            if (EndpointAddress.TryParse(endpoint, out var host, out var port))
-            {
-                yield return (host, port);
-            }
+            _connections.Remove(endpoint, out var connection);
+            var timer = _time.CreateTimer(static state => ((Retirement)state!).Close(), new Retirement(this, connection!), Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+            _retiring.Add(connection!, timer);
+            timer.Change(_options.OperationTimeout, Timeout.InfiniteTimeSpan);
+            Log.ConnectionRetired(_logger, endpoint.Item1, endpoint.Item2);
         }
     }
 
-    private CubbyConnection Connect(string host, int port) =>
-        _connections.GetOrAdd((host, port), static (endpoint, router) => new Lazy<CubbyConnection>(() =>
-            new CubbyConnection(endpoint.Host, endpoint.Port, router._options, router._loggers.CreateLogger<CubbyConnection>(), router._time)), this).Value;
+    private sealed record Retirement(ClusterRouter Router, CubbyConnection Connection)
+    {
+        public void Close()
+        {
+            lock (Router._viewLock)
+            {
+                if (!Router._retiring.Remove(Connection, out var timer))
+                {
+                    return;
+                }
 
-    private CubbyConnectionException NoSeedAnswered(List<Exception>? failures) =>
-        new($"No silo answered with the cluster view; tried {string.Join(", ", _options.Endpoints)} (Cubby:Client:Endpoints).",
-            failures is null ? null : new AggregateException(failures));
+                timer.Dispose();
+            }
 
-    private sealed record Routes(ClusterView View, ShardMap ShardMap, CubbyConnection[] Owners);
+            Connection.Dispose();
+        }
+    }
+
+    private sealed record Routes(ClusterView View, ShardMap ShardMap, CubbyConnection[] Owners)
+    {
+        public CubbyConnection OwnerOf(string key) => Owners[View.OwnerIndexOf(ShardMap.SlotOf(key))];
+    }
+
+    private static partial class Log
+    {
+        [LoggerMessage(1, LogLevel.Information, "Routing by cluster view {Version} of {Silos} silos")]
+        public static partial void ViewInstalled(ILogger logger, long version, int silos);
+
+        [LoggerMessage(2, LogLevel.Debug, "Closing the connection to {Host}:{Port}: the silo is not in the cluster view")]
+        public static partial void ConnectionRetired(ILogger logger, string host, int port);
+    }
 }

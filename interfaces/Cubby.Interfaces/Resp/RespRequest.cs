@@ -58,6 +58,23 @@ public sealed class RespRequest : IDisposable
     /// <param name="index">From 0 (the command name) to <see cref="Count"/> - 1.</param>
     public string GetString(int index) => Encoding.UTF8.GetString(this[index]);
 
+    /// <summary>Appends an argument: for building a command in code, such as one silo's share of a multi-key command.</summary>
+    /// <param name="argument">The argument's bytes, copied.</param>
+    public void Append(ReadOnlySpan<byte> argument) => argument.CopyTo(AppendArgument(argument.Length));
+
+    /// <summary>
+    /// Drops the first <paramref name="count"/> arguments, so a command wrapped in another (a forwarded call) can be
+    /// run as itself.
+    /// </summary>
+    /// <param name="count">From 0 to <see cref="Count"/>.</param>
+    public void RemoveLeading(int count)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(count);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(count, Count);
+        _bounds.AsSpan(2 * count, 2 * (Count - count)).CopyTo(_bounds);
+        Count -= count;
+    }
+
     /// <summary>Returns the pooled buffers and empties the request. Parsing into it again rents new buffers.</summary>
     public void Dispose()
     {

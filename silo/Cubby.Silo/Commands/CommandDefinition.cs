@@ -1,3 +1,5 @@
+using Cubby.Silo.Cluster.Routing;
+
 namespace Cubby.Silo.Commands;
 
 /// <summary>A command the silo serves, with what COMMAND reports about it.</summary>
@@ -12,6 +14,12 @@ internal sealed record CommandDefinition(string Name, int Arity, CommandHandler 
 {
     /// <summary>Whether a client that has not authenticated may run it.</summary>
     public bool AllowedBeforeAuth { get; init; }
+
+    /// <summary>Only silos of the cluster may run it (forwarding, handoff, membership).</summary>
+    public bool PeersOnly { get; init; }
+
+    /// <summary>How the replies of its shares are merged when its keys live on several silos.</summary>
+    public ReplyMerge Merge { get; init; }
 
     public bool AcceptsArgumentCount(int count) => Arity >= 0 ? count == Arity : count >= -Arity;
 }

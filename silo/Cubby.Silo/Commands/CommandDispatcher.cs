@@ -1,5 +1,6 @@
 using System.Text;
 using Cubby.Resp;
+using Cubby.Silo.Cluster.Routing;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Commands;
@@ -28,8 +29,21 @@ internal static class CommandDispatcher
             return;
         }
 
+        if (command.PeersOnly && !session.IsClusterPeer)
+        {
+            session.Writer.WriteError(ErrorText.PeersOnly);
+            return;
+        }
+
         session.LastCommand = command.Name;
-        command.Handler(session, request);
+        if (command.FirstKey > 0)
+        {
+            KeyRouter.Execute(session, command, request);
+        }
+        else
+        {
+            command.Handler(session, request);
+        }
     }
 
     private static string UnknownCommand(RespRequest request)

@@ -1,3 +1,6 @@
+using Cubby.Silo.Cluster.Handoff;
+using Cubby.Silo.Cluster.Routing;
+
 namespace Cubby.Silo.Commands;
 
 /// <summary>Every command the silo serves, looked up by name straight from the request bytes.</summary>
@@ -9,6 +12,7 @@ internal sealed class CommandTable
     private static readonly string[] ReadSlow = ["readonly"];
     private static readonly string[] Connection = ["fast", "no-auth"];
     private static readonly string[] Admin = ["loading", "stale"];
+    private static readonly string[] Internal = ["internal"];
 
     private readonly Dictionary<string, CommandDefinition>.AlternateLookup<ReadOnlySpan<byte>> _byName;
 
@@ -55,8 +59,8 @@ internal sealed class CommandTable
         new("psetex", 4, StringCommands.PSetEx, Write, 1, 1, 1),
         new("getex", -2, StringCommands.GetEx, Write, 1, 1, 1),
         new("getdel", 2, StringCommands.GetDel, Write, 1, 1, 1),
-        new("mget", -2, StringCommands.MGet, Read, 1, -1, 1),
-        new("mset", -3, StringCommands.MSet, Write, 1, -1, 2),
+        new("mget", -2, StringCommands.MGet, Read, 1, -1, 1) { Merge = ReplyMerge.ByKey },
+        new("mset", -3, StringCommands.MSet, Write, 1, -1, 2) { Merge = ReplyMerge.AllOk },
         new("msetnx", -3, StringCommands.MSetNx, Write, 1, -1, 2),
         new("append", 3, StringCommands.Append, Write, 1, 1, 1),
         new("strlen", 2, StringCommands.StrLen, Read, 1, 1, 1),
@@ -69,9 +73,9 @@ internal sealed class CommandTable
         new("incrbyfloat", 3, CounterCommands.IncrByFloat, Write, 1, 1, 1),
 
         // Keyspace
-        new("del", -2, KeyspaceCommands.Del, WriteSlow, 1, -1, 1),
-        new("unlink", -2, KeyspaceCommands.Del, Write, 1, -1, 1),
-        new("exists", -2, KeyspaceCommands.Exists, Read, 1, -1, 1),
+        new("del", -2, KeyspaceCommands.Del, WriteSlow, 1, -1, 1) { Merge = ReplyMerge.Sum },
+        new("unlink", -2, KeyspaceCommands.Del, Write, 1, -1, 1) { Merge = ReplyMerge.Sum },
+        new("exists", -2, KeyspaceCommands.Exists, Read, 1, -1, 1) { Merge = ReplyMerge.Sum },
         new("type", 2, KeyspaceCommands.Type, Read, 1, 1, 1),
         new("scan", -2, KeyspaceCommands.Scan, ReadSlow),
         new("keys", 2, KeyspaceCommands.Keys, ReadSlow),
@@ -92,5 +96,14 @@ internal sealed class CommandTable
         new("cubby.set", -3, CubbyCommands.Set, Write, 1, 1, 1),
         new("cubby.refresh", 2, CubbyCommands.Refresh, Read, 1, 1, 1),
         new("cubby.view", 1, CubbyCommands.View, Read),
+
+        // Between silos only
+        new("cubby.probe", 2, MembershipCommands.Probe, Internal) { PeersOnly = true },
+        new("cubby.membership.changed", 1, MembershipCommands.Changed, Internal) { PeersOnly = true },
+        new("cubby.membership", 3, MembershipCommands.Table, Internal) { PeersOnly = true },
+        new("cubby.forward", -5, PeerCommands.Forward, Internal) { PeersOnly = true },
+        new("cubby.local", -2, PeerCommands.Local, Internal) { PeersOnly = true },
+        new("cubby.slotkeys", -2, PeerCommands.SlotKeys, Internal) { PeersOnly = true },
+        new("cubby.handoff", -3, HandoffCommands.Handoff, Internal) { PeersOnly = true },
     ]);
 }

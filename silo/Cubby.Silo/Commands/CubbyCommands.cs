@@ -1,6 +1,7 @@
 using Cubby.Grains;
 using Cubby.Grains.Storage;
 using Cubby.Resp;
+using Cubby.Silo.Cluster;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Commands;
@@ -106,18 +107,13 @@ internal static class CubbyCommands
 
     public static void View(ClientSession session, RespRequest request)
     {
-        var view = session.Silo.View.Current;
-        var writer = session.Writer;
-        writer.WriteArrayHeader(3);
-        writer.WriteInteger(view.Version);
-        writer.WriteInteger(view.SlotCount);
-        writer.WriteArrayHeader(view.Silos.Count);
-        foreach (var silo in view.Silos)
+        if (session.Silo.Cluster.View is { } view)
         {
-            writer.WriteArrayHeader(3);
-            writer.WriteBulkString(silo.Id);
-            writer.WriteBulkString(silo.Host);
-            writer.WriteInteger(silo.Port);
+            ViewReply.Write(session.Writer, view);
+        }
+        else
+        {
+            session.Writer.WriteError(ErrorText.NotJoined);
         }
     }
 }

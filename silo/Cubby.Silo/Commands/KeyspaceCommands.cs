@@ -1,4 +1,5 @@
 using Cubby.Resp;
+using Cubby.Silo.Cluster.Routing;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Commands;
@@ -101,6 +102,12 @@ internal static class KeyspaceCommands
             }
         }
 
+        if (!session.Silo.Cluster.IsStandalone)
+        {
+            session.Defer(ClusterKeyspace.ScanAsync(session, cursor, pattern, count, stringsOnly));
+            return;
+        }
+
         var catalog = session.Silo.Catalog;
         var keys = new List<byte[]>();
         var slot = cursor;
@@ -124,18 +131,27 @@ internal static class KeyspaceCommands
 
     public static void Keys(ClientSession session, RespRequest request)
     {
-        var keys = new List<byte[]>();
-        var sink = new MatchingKeys(request[1].ToArray(), keys);
-        var catalog = session.Silo.Catalog;
-        for (var slot = 0; slot < catalog.SlotCount; slot++)
+        if (session.Silo.Cluster.IsStandalone)
         {
-            catalog.Find(slot)?.VisitKeys(ref sink);
+            MatchingKeys.WriteArray(session.Writer, LocalKeyspace.Keys(session.Silo, request[1].ToArray()));
         }
-
-        MatchingKeys.WriteArray(session.Writer, keys);
+        else
+        {
+            session.Defer(ClusterKeyspace.KeysAsync(session, request[1].ToArray()));
+        }
     }
 
-    public static void DbSize(ClientSession session, RespRequest request) => session.Writer.WriteInteger(session.Silo.Catalog.Count());
+    public static void DbSize(ClientSession session, RespRequest request)
+    {
+        if (session.Silo.Cluster.IsStandalone)
+        {
+            session.Writer.WriteInteger(session.Silo.Catalog.Count());
+        }
+        else
+        {
+            session.Defer(ClusterKeyspace.DbSizeAsync(session));
+        }
+    }
 
     public static void FlushAll(ClientSession session, RespRequest request)
     {
@@ -145,13 +161,15 @@ internal static class KeyspaceCommands
             return;
         }
 
-        var catalog = session.Silo.Catalog;
-        for (var slot = 0; slot < catalog.SlotCount; slot++)
+        if (session.Silo.Cluster.IsStandalone)
         {
-            catalog.Find(slot)?.Clear();
+            LocalKeyspace.Flush(session.Silo);
+            session.Writer.WriteOk();
         }
-
-        session.Writer.WriteOk();
+        else
+        {
+            session.Defer(ClusterKeyspace.FlushAllAsync(session));
+        }
     }
 
     private static bool RespCursor(ReadOnlySpan<byte> text, out ulong cursor) =>

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using Cubby.Resp;
+using Cubby.Silo.Cluster;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
 
@@ -221,7 +222,27 @@ internal static class ServerCommands
             }
         }
 
+        if (Wants("cluster"))
+        {
+            session.Defer(AppendClusterThenWriteAsync(session, text));
+            return;
+        }
+
         session.Writer.WriteVerbatimString("txt"u8, Encoding.UTF8.GetBytes(text.ToString()));
+    }
+
+    private static async ValueTask AppendClusterThenWriteAsync(ClientSession session, StringBuilder text)
+    {
+        try
+        {
+            var report = await ClusterReport.GatherAsync(session.Silo, session).ConfigureAwait(false);
+            report.AppendInfo(text);
+            session.Writer.WriteVerbatimString("txt"u8, Encoding.UTF8.GetBytes(text.ToString()));
+        }
+        catch (Exception exception) when (exception is not OutOfMemoryException)
+        {
+            session.Writer.WriteError("ERR internal error: " + exception.Message);
+        }
     }
 
     private static void WriteInfo(RespWriter writer, CommandDefinition command)

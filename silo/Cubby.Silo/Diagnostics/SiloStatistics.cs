@@ -9,6 +9,11 @@ internal sealed class SiloStatistics
     private long _connectionsReceived;
     private long _rejectedConnections;
     private long _protocolErrors;
+    private long _forwarded;
+    private long _forwardFailures;
+    private long _slotsHandedOff;
+    private long _slotsReceived;
+    private long _entriesHandedOff;
 
     public long Commands => Volatile.Read(ref _commands);
 
@@ -21,6 +26,30 @@ internal sealed class SiloStatistics
     public long ProtocolErrors => Volatile.Read(ref _protocolErrors);
 
     public long RejectedConnections => Volatile.Read(ref _rejectedConnections);
+
+    /// <summary>Calls sent to the silo that has their slot.</summary>
+    public long ForwardedCalls => Volatile.Read(ref _forwarded);
+
+    /// <summary>Forwards that found the peer unreachable (each retried until the forward timeout).</summary>
+    public long ForwardFailures => Volatile.Read(ref _forwardFailures);
+
+    public long SlotsHandedOff => Volatile.Read(ref _slotsHandedOff);
+
+    public long SlotsReceived => Volatile.Read(ref _slotsReceived);
+
+    public long EntriesHandedOff => Volatile.Read(ref _entriesHandedOff);
+
+    public void Forwarded() => Interlocked.Increment(ref _forwarded);
+
+    public void ForwardFailed() => Interlocked.Increment(ref _forwardFailures);
+
+    public void HandedOff(long entries)
+    {
+        Interlocked.Increment(ref _slotsHandedOff);
+        Interlocked.Add(ref _entriesHandedOff, entries);
+    }
+
+    public void SlotReceived() => Interlocked.Increment(ref _slotsReceived);
 
     public void AddCommands(long count) => Interlocked.Add(ref _commands, count);
 

@@ -1,4 +1,8 @@
 using System.Net;
+using Cubby.Silo.Cluster;
+using Cubby.Silo.Cluster.Handoff;
+using Cubby.Silo.Cluster.Links;
+using Cubby.Silo.Cluster.Membership;
 using Cubby.Silo.Protocol;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
@@ -34,6 +38,11 @@ public static class SiloHostingExtensions
         builder.Services.AddSingleton<SiloRuntime>();
         builder.Services.AddSingleton<SiloEndpoints>();
         builder.Services.AddHostedService<ExpiryService>();
+        builder.Services.AddSingleton<SiloLinks>();
+        builder.Services.AddSingleton<HandoffSender>();
+        builder.Services.AddCubbyMembership();
+        builder.Services.AddSingleton<ClusterCoordinator>();
+        builder.Services.AddHostedService(static services => services.GetRequiredService<ClusterCoordinator>());
         builder.Services.AddHealthChecks();
         builder.Services.AddSingleton<IMemoryPoolFactory<byte>, LargeBlockMemoryPoolFactory>();
         builder.Services.AddOptions<HostOptions>().Configure<IOptions<SiloOptions>>((host, silo) => host.ShutdownTimeout = silo.Value.ShutdownTimeout);
@@ -58,13 +67,15 @@ public static class SiloHostingExtensions
         return builder;
     }
 
-    /// <summary>Maps the silo's HTTP endpoints: <c>/health</c>.</summary>
+    /// <summary>Maps the silo's HTTP endpoints: <c>/health</c> and <c>/cluster</c> (the view, every silo's slots and entries).</summary>
     /// <param name="app">The application.</param>
     /// <returns>The application.</returns>
     public static WebApplication MapCubbySilo(this WebApplication app)
     {
         ArgumentNullException.ThrowIfNull(app);
         app.MapHealthChecks("/health");
+        app.MapGet("/cluster", static async (SiloRuntime silo) =>
+            Results.Json(await ClusterReport.GatherAsync(silo, null).ConfigureAwait(false), ClusterReportJson.Default.ClusterReport));
         return app;
     }
 

@@ -2,6 +2,9 @@ using Cubby.Grains;
 using Cubby.Grains.Capacity;
 using Cubby.Grains.Storage;
 using Cubby.Silo.Cluster;
+using Cubby.Silo.Cluster.Handoff;
+using Cubby.Silo.Cluster.Links;
+using Cubby.Silo.Cluster.Membership;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
@@ -12,8 +15,17 @@ namespace Cubby.Silo.Hosting;
 /// <summary>What every connection's commands share: the grains, the budget, the settings and the statistics.</summary>
 internal sealed class SiloRuntime : IDisposable
 {
-    public SiloRuntime(IOptions<SiloOptions> options, TimeProvider time, SiloEndpoints endpoints)
+    public SiloRuntime(
+        IOptions<SiloOptions> options,
+        TimeProvider time,
+        SiloEndpoints endpoints,
+        SiloLinks links,
+        ILoggerFactory loggers,
+        IClusterMembership? membership = null,
+        PrimaryMembershipTables? membershipTables = null)
     {
+        Membership = membership;
+        MembershipTables = membershipTables;
         Options = options.Value;
         Time = time;
         Catalog = new ShardGrainCatalog(
@@ -31,15 +43,29 @@ internal sealed class SiloRuntime : IDisposable
             Options.Store == EntryStoreKind.Managed ? static () => new ManagedEntryStore() : static () => new NativeEntryStore());
         Evictor = new Evictor(Catalog);
         StartedAt = time.GetUtcNow();
-        View = new LocalClusterView(this, endpoints);
+        Cluster = new ClusterState(Options.SlotCount, standalone: Options.Clustering.Mode == ClusteringMode.Localhost);
+        Links = links;
+        Incoming = new HandoffReceiver(this, loggers.CreateLogger<HandoffReceiver>());
         Endpoints = endpoints;
     }
 
     /// <summary>The listeners, for the port actually bound when <see cref="SiloOptions.RespPort"/> is 0 (INFO, CONFIG GET port).</summary>
     public SiloEndpoints Endpoints { get; }
 
-    /// <summary>The cluster view served by CUBBY.VIEW.</summary>
-    public LocalClusterView View { get; }
+    /// <summary>The cluster view and where each slot's data is.</summary>
+    public ClusterState Cluster { get; }
+
+    /// <summary>This silo's membership (probes and "table changed" from peers); null only in tests that build a bare runtime.</summary>
+    public IClusterMembership? Membership { get; }
+
+    /// <summary>The tables this silo keeps as the Development primary; null only in tests that build a bare runtime.</summary>
+    public PrimaryMembershipTables? MembershipTables { get; }
+
+    /// <summary>Slots being handed to this silo.</summary>
+    public HandoffReceiver Incoming { get; }
+
+    /// <summary>Connections to the other silos, for forwarded calls.</summary>
+    public SiloLinks Links { get; }
 
     public SiloOptions Options { get; }
 
@@ -59,5 +85,9 @@ internal sealed class SiloRuntime : IDisposable
 
     public long NowMilliseconds => Time.GetUtcNow().ToUnixTimeMilliseconds();
 
-    public void Dispose() => Catalog.Dispose();
+    public void Dispose()
+    {
+        Incoming.Dispose();
+        Catalog.Dispose();
+    }
 }

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics;
 using System.IO.Pipelines;
 using Cubby.Resp;
 using Cubby.Silo.Commands;
@@ -11,6 +12,9 @@ internal sealed class ClientSession
 {
     private long _hits;
     private long _misses;
+    private ValueTask? _pending;
+    private PipeReader? _input;
+    private int _wakeRequested;
 
     public ClientSession(SiloRuntime silo, PipeWriter output, string remoteEndPoint)
     {
@@ -20,13 +24,22 @@ internal sealed class ClientSession
         RemoteEndPoint = remoteEndPoint;
         IsAuthenticated = silo.Options.Password is null;
         ConnectedAt = silo.Time.GetUtcNow();
+        PushedViewVersion = silo.Cluster.View?.Version ?? 0;
     }
 
     public long Id { get; }
 
     public SiloRuntime Silo { get; }
 
-    public RespWriter Writer { get; }
+    public RespWriter Writer { get; private set; }
+
+    /// <summary>Sends replies to <paramref name="writer"/> until swapped back; returns the writer in use before.</summary>
+    public RespWriter SwapWriter(RespWriter writer)
+    {
+        var previous = Writer;
+        Writer = writer;
+        return previous;
+    }
 
     public string RemoteEndPoint { get; }
 
@@ -42,6 +55,15 @@ internal sealed class ClientSession
 
     public bool IsAuthenticated { get; set; }
 
+    /// <summary>How many silos a forwarded command has passed through before this one (0 for a client's own).</summary>
+    public int Hops { get; set; }
+
+    /// <summary>The view version this client was last told of; RESP3 clients get a push when the view moves past it.</summary>
+    public long PushedViewVersion { get; set; }
+
+    /// <summary>Whether view changes are pushed to this connection: RESP3 clients, not other silos.</summary>
+    public bool WantsViewPushes => Writer.Version == RespVersion.Resp3 && !IsClusterPeer;
+
     /// <summary>Authenticated with the cluster secret: another silo, allowed the internal commands.</summary>
     public bool IsClusterPeer { get; set; }
 
@@ -50,8 +72,54 @@ internal sealed class ClientSession
 
     public string? LastCommand { get; set; }
 
+    /// <summary>When this connection last ran commands.</summary>
+    public DateTimeOffset LastActivity { get; private set; }
+
     /// <summary>A buffer for a reply that must be held back until a command knows its outcome (SET ... GET).</summary>
     public ArrayBufferWriter<byte> Scratch { get; } = new();
+
+    /// <summary>
+    /// Hands the connection a command that finishes later (a forwarded call, a wait for a moving slot): the connection
+    /// stops running commands until it completes, so replies stay in order. The operation writes its own reply and
+    /// never throws.
+    /// </summary>
+    public void Defer(ValueTask operation)
+    {
+        Debug.Assert(_pending is null, "One deferred command at a time.");
+        _pending = operation;
+    }
+
+    public bool HasDeferred => _pending is not null;
+
+    public ValueTask? TakeDeferred()
+    {
+        var pending = _pending;
+        _pending = null;
+        return pending;
+    }
+
+    public void AttachInput(PipeReader input) => _input = input;
+
+    /// <summary>Set when the server is stopping and asked this connection to close.</summary>
+    public bool ShutdownRequested { get; private set; }
+
+    public void RequestShutdown()
+    {
+        ShutdownRequested = true;
+        _input?.CancelPendingRead();
+    }
+
+    /// <summary>Wakes the connection's pending read so it can write a push; no effect on a busy connection's commands.</summary>
+    public void Wake()
+    {
+        if (Interlocked.Exchange(ref _wakeRequested, 1) == 0)
+        {
+            _input?.CancelPendingRead();
+        }
+    }
+
+    /// <summary>True (once) when a cancelled read was this session's own <see cref="Wake"/>, not a shutdown.</summary>
+    public bool ConsumeWake() => Interlocked.Exchange(ref _wakeRequested, 0) == 1;
 
     public void Hit() => _hits++;
 
@@ -60,6 +128,7 @@ internal sealed class ClientSession
     /// <summary>Moves this session's lookup counts to the silo's statistics once per batch, not once per command.</summary>
     public void PublishStatistics(int commands)
     {
+        LastActivity = Silo.Time.GetUtcNow();
         Silo.Statistics.AddCommands(commands);
         Silo.Statistics.AddLookups(_hits, _misses);
         _hits = 0;

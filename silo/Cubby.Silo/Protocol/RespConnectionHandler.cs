@@ -36,6 +36,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         var input = connection.Transport.Input;
         var output = connection.Transport.Output;
         var session = new ClientSession(silo, output, connection.RemoteEndPoint?.ToString() ?? "unknown");
+        session.AttachInput(input);
         silo.Clients.Add(session);
         silo.Statistics.ConnectionReceived();
         Log.ClientConnected(logger, session.Id, session.RemoteEndPoint);
@@ -44,7 +45,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         // On shutdown the server asks each connection to close; an idle client would otherwise hold the stop up until
         // its timeout and then be reset. Ending the pending read lets the current batch finish and the connection close.
         var lifetime = connection.Features.Get<IConnectionLifetimeNotificationFeature>();
-        using var closing = lifetime?.ConnectionClosedRequested.Register(static state => ((PipeReader)state!).CancelPendingRead(), input);
+        using var closing = lifetime?.ConnectionClosedRequested.Register(static state => ((ClientSession)state!).RequestShutdown(), session);
         try
         {
             while (!session.CloseRequested)
@@ -55,7 +56,8 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                 var buffer = read.Buffer;
                 var (consumed, error, paused) = ExecuteAll(session, request, buffer, output);
 
-                // Paused on a full reply buffer: the rest is already here, so don't wait for more bytes to resume.
+                // Paused on a full reply buffer or a deferred command: the rest is already here, so don't wait for
+                // more bytes to resume.
                 input.AdvanceTo(consumed, paused ? consumed : buffer.End);
                 if (error is not null)
                 {
@@ -66,8 +68,17 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                     break;
                 }
 
+                if (session.TakeDeferred() is { } deferred)
+                {
+                    // Replies before it go out now rather than wait with it.
+                    await output.FlushAsync().ConfigureAwait(false);
+                    await deferred.ConfigureAwait(false);
+                }
+
+                ViewPushes.WriteIfDue(session);
                 var flush = await output.FlushAsync().ConfigureAwait(false);
-                if ((read.IsCompleted && !paused) || read.IsCanceled || flush.IsCompleted)
+                var woken = read.IsCanceled && session.ConsumeWake() && !session.ShutdownRequested;
+                if ((read.IsCompleted && !paused) || (read.IsCanceled && !woken) || flush.IsCompleted)
                 {
                     break;
                 }
@@ -120,6 +131,11 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
 
                 executed++;
                 Execute(session, request);
+                if (session.HasDeferred)
+                {
+                    return (consumed, null, true);
+                }
+
                 if (output.CanGetUnflushedBytes ? output.UnflushedBytes >= FlushThreshold : executed >= 1024)
                 {
                     return (consumed, null, true);

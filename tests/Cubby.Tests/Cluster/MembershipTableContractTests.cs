@@ -399,6 +399,57 @@ public abstract class MembershipTableContractTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task Eight_writers_of_25_compare_and_set_increments_each_lose_none_and_bump_the_version_once_per_write()
+    {
+        const int Writers = 8;
+        const int Increments = 25;
+        var table = await InitializedTableAsync();
+        Assert.True(await table.TryInsertAsync(Entry("counter", port: 1), 0, CancellationToken.None));
+        var successes = 0;
+
+        await Task.WhenAll(Enumerable.Range(0, Writers).Select(writer => Task.Run(async () =>
+        {
+            // Each writer registers a row of its own too, racing with the others' increments.
+            while (!await table.TryInsertAsync(Entry($"writer-{writer}", 100 + writer), (await table.ReadAllAsync(CancellationToken.None)).Version, CancellationToken.None))
+            {
+            }
+
+            Interlocked.Increment(ref successes);
+            for (var item = 0; item < Increments; item++)
+            {
+                while (true)
+                {
+                    var snapshot = await table.ReadAllAsync(CancellationToken.None);
+                    var row = snapshot.Entries.Single(row => row.Entry.SiloId == "counter");
+                    var next = row.Entry with
+                    {
+                        Port = row.Entry.Port + 1,
+                        Suspicions = [.. row.Entry.Suspicions, new Suspicion($"writer-{writer}", T0.AddSeconds(item))],
+                    };
+                    if (await table.TryUpdateAsync(next, row.ETag, snapshot.Version, CancellationToken.None))
+                    {
+                        Interlocked.Increment(ref successes);
+                        break;
+                    }
+                }
+            }
+        })));
+
+        var final = await table.ReadAllAsync(CancellationToken.None);
+        var counter = final.Entries.Single(row => row.Entry.SiloId == "counter").Entry;
+        Assert.Equal(Writers + (Writers * Increments), successes);
+        Assert.Equal(1 + successes, final.Version);
+        Assert.Equal(1 + (Writers * Increments), counter.Port);
+        Assert.Equal(Writers * Increments, counter.Suspicions.Count);
+        Assert.Equal(Writers + 1, final.Entries.Count);
+        for (var writer = 0; writer < Writers; writer++)
+        {
+            var own = counter.Suspicions.Where(suspicion => suspicion.BySiloId == $"writer-{writer}").Select(suspicion => suspicion.At);
+            Assert.Equal(Enumerable.Range(0, Increments).Select(item => T0.AddSeconds(item)), own);
+        }
+    }
+
+    [Fact]
     public async Task Concurrent_read_modify_write_loops_lose_no_update()
     {
         const int Writers = 6;

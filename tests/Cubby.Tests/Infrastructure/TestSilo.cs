@@ -24,6 +24,8 @@ public sealed class TestSilo : IAsyncDisposable
 
     public IServiceProvider Services => _app.Services;
 
+    internal SiloRuntime Runtime => _app.Services.GetRequiredService<SiloRuntime>();
+
     public static async Task<TestSilo> StartAsync(Action<SiloOptions>? configure = null, TimeProvider? time = null)
     {
         var builder = WebApplication.CreateSlimBuilder();

@@ -1,3 +1,5 @@
+using Cubby.Silo.Cluster.Links;
+using Microsoft.Extensions.Logging.Abstractions;
 using System.IO.Pipelines;
 using Cubby.Resp;
 using Cubby.Silo.Commands;
@@ -16,7 +18,10 @@ public sealed class CommandAllocationTests
     [InlineData(EntryStoreKind.Managed)]
     public void Get_and_set_of_existing_keys_allocate_nothing(EntryStoreKind store)
     {
-        using var silo = new SiloRuntime(Options.Create(new SiloOptions { MaxMemoryBytes = 64L << 20, Store = store }), new FakeTimeProvider(), new SiloEndpoints());
+        var options = Options.Create(new SiloOptions { MaxMemoryBytes = 64L << 20, Store = store });
+        var time = new FakeTimeProvider();
+        using var links = new SiloLinks(options, NullLoggerFactory.Instance, time);
+        using var silo = new SiloRuntime(options, time, new SiloEndpoints(), links, NullLoggerFactory.Instance);
         var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 0));
         var session = new ClientSession(silo, pipe.Writer, "test");
         using var set = Parse("SET", "key:1", new string('v', 1024));

@@ -8,8 +8,10 @@ using Microsoft.Extensions.Options;
 namespace Cubby.Silo.Cluster.Links;
 
 /// <summary>
-/// This silo's connections to its peers: a few multiplexed connections per peer, authenticated with the cluster
-/// secret, shared by every forwarded call, probe, handoff and membership request to that peer.
+/// This silo's connections to its peers, authenticated with the cluster secret: a few multiplexed connections per peer
+/// for forwarded calls, and one more for control traffic (probes, handoffs, membership). Keeping control apart matters:
+/// a forwarded call may wait on its connection for a slot that is arriving, and the handoff that brings the slot must
+/// not queue behind it; nor may a probe queue behind slow calls and count as a miss.
 /// </summary>
 internal sealed class SiloLinks : IDisposable
 {
@@ -20,7 +22,7 @@ internal sealed class SiloLinks : IDisposable
     private readonly int _perPeer;
     private readonly ILoggerFactory _loggers;
     private readonly TimeProvider _time;
-    private readonly ConcurrentDictionary<(string Host, int Port), Lazy<Peer>> _peers = new();
+    private readonly ConcurrentDictionary<(string Host, int Port, bool Control), Lazy<Peer>> _peers = new();
     private bool _disposed;
 
     public SiloLinks(IOptions<SiloOptions> options, ILoggerFactory loggers, TimeProvider time)
@@ -46,18 +48,20 @@ internal sealed class SiloLinks : IDisposable
     }
 
     /// <summary>A connection to the silo at <paramref name="host"/>:<paramref name="port"/>, spreading callers over the pool.</summary>
-    public CubbyConnection To(string host, int port)
-    {
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        return _peers.GetOrAdd((host, port), static (endpoint, links) => new Lazy<Peer>(() => links.Open(endpoint.Host, endpoint.Port)), this).Value.Next();
-    }
+    public CubbyConnection To(string host, int port) => Get(host, port, control: false);
+
+    /// <summary>The control connection to the silo at <paramref name="host"/>:<paramref name="port"/>: probes, handoffs, membership.</summary>
+    public CubbyConnection Control(string host, int port) => Get(host, port, control: true);
 
     /// <summary>Closes the connections to a silo that left or died, so they stop reconnecting.</summary>
     public void Drop(string host, int port)
     {
-        if (_peers.TryRemove((host, port), out var peer) && peer.IsValueCreated)
+        foreach (var control in (ReadOnlySpan<bool>)[false, true])
         {
-            peer.Value.Dispose();
+            if (_peers.TryRemove((host, port, control), out var peer) && peer.IsValueCreated)
+            {
+                peer.Value.Dispose();
+            }
         }
     }
 
@@ -75,9 +79,15 @@ internal sealed class SiloLinks : IDisposable
         _peers.Clear();
     }
 
-    private Peer Open(string host, int port)
+    private CubbyConnection Get(string host, int port, bool control)
     {
-        var connections = new CubbyConnection[_perPeer];
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        return _peers.GetOrAdd((host, port, control), static (peer, links) => new Lazy<Peer>(() => links.Open(peer.Host, peer.Port, peer.Control ? 1 : links._perPeer)), this).Value.Next();
+    }
+
+    private Peer Open(string host, int port, int count)
+    {
+        var connections = new CubbyConnection[count];
         for (var i = 0; i < connections.Length; i++)
         {
             connections[i] = new CubbyConnection(host, port, _options, _loggers.CreateLogger<CubbyConnection>(), _time);

@@ -1,0 +1,21 @@
+using Cubby.Grains.Storage;
+
+namespace Cubby.Grains.Handoff;
+
+/// <summary>One entry read from a handoff chunk; the spans point into the chunk.</summary>
+internal readonly ref struct HandoffEntry
+{
+    public HandoffEntry(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, EntryMetadata metadata)
+    {
+        Key = key;
+        Value = value;
+        Metadata = metadata;
+    }
+
+    public ReadOnlySpan<byte> Key { get; }
+
+    public ReadOnlySpan<byte> Value { get; }
+
+    /// <summary>Flags and expiry as the old owner held them; <see cref="EntryMetadata.LastAccess"/> is 0.</summary>
+    public EntryMetadata Metadata { get; }
+}

@@ -1,0 +1,148 @@
+using System.Buffers;
+using Cubby.Grains.Capacity;
+using Cubby.Grains.Handoff;
+using Cubby.Grains.Storage;
+
+namespace Cubby.Grains;
+
+internal sealed partial class ShardGrain
+{
+    /// <summary>
+    /// Writes the next handoff chunk of this grain's live entries to <paramref name="output"/>: entries from
+    /// <paramref name="cursor"/> on while the chunk stays within <paramref name="maxBytes"/>, but always at least one,
+    /// however large. Expired entries are skipped and left in place.
+    /// </summary>
+    /// <param name="cursor">0 for the first chunk; then pass back what the previous call left (an opaque negative number).</param>
+    /// <param name="maxBytes">The most bytes a chunk of more than one entry may take.</param>
+    /// <param name="output">Receives one whole chunk, or nothing when the call returns false.</param>
+    /// <returns>True when a chunk was written; false, writing nothing, when no live entry is left.</returns>
+    /// <remarks>
+    /// The caller freezes the grain (no writes) while it streams; the turn is taken anyway. The cursor walks the dense
+    /// indexes downwards, so removals meanwhile (expiry, eviction) can never make it skip an entry: a removal moves the
+    /// last entry, already written, into the hole, which at worst sends that entry twice (installing is idempotent).
+    /// </remarks>
+    public bool WriteChunk(ref int cursor, int maxBytes, IBufferWriter<byte> output)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxBytes);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(cursor, 0);
+        lock (_turn)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            var now = Now();
+            var remaining = cursor == 0 ? _store.Count : Math.Min(-(cursor + 1), _store.Count);
+            HandoffChunkWriter? chunk = null;
+            for (; remaining > 0; remaining--)
+            {
+                var index = remaining - 1;
+                ref var metadata = ref _store.MetadataAt(index);
+                if (metadata.IsExpiredAt(now))
+                {
+                    continue;
+                }
+
+                var key = _store.KeyAt(index);
+                var value = _store.ValueAt(index);
+                if (chunk is null)
+                {
+                    chunk = new HandoffChunkWriter(output, Slot);
+                }
+                else if (chunk.BytesWritten + HandoffChunkWriter.MeasureEntry(key.Length, value.Length, metadata) + HandoffFormat.MaxTrailerBytes > maxBytes)
+                {
+                    break;
+                }
+
+                chunk.Append(key, value, metadata);
+            }
+
+            cursor = -(remaining + 1);
+            chunk?.Complete();
+            return chunk is not null;
+        }
+    }
+
+    /// <summary>
+    /// Installs a handoff chunk of this grain's slot: each live entry is inserted, or overwrites the entry with its key,
+    /// keeping its flags and absolute expiry state (so a sliding entry keeps its window and deadline). Each entry is
+    /// charged to the memory budget as a write is, and when the budget is full <paramref name="evictor"/> makes room
+    /// first, outside this grain's turn, as the write path does.
+    /// </summary>
+    /// <param name="chunk">A whole chunk written by <see cref="WriteChunk"/>.</param>
+    /// <param name="evictor">Makes room in the shared budget. Call this method without holding any grain's turn.</param>
+    /// <returns>
+    /// The entries installed. Entries already expired when they arrive are dropped; so is an entry that still does not
+    /// fit once eviction has done what it can (as a write would get OOM).
+    /// </returns>
+    /// <exception cref="InvalidDataException">
+    /// The chunk is truncated, corrupt or of another slot. The whole chunk is checked before the first entry is
+    /// installed, so a bad chunk installs nothing, not even the entries before the bad part.
+    /// </exception>
+    public int Install(ReadOnlySpan<byte> chunk, Evictor evictor)
+    {
+        ArgumentNullException.ThrowIfNull(evictor);
+        lock (_turn)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+        }
+
+        var reader = new HandoffChunkReader(chunk);
+        if (reader.Slot != Slot)
+        {
+            throw new InvalidDataException($"Invalid handoff chunk: it holds slot {reader.Slot}, not slot {Slot}.");
+        }
+
+        HandoffChunkReader.Validate(chunk);
+        var installed = 0;
+        while (reader.TryRead(out var entry))
+        {
+            var size = _store.SizeOf(entry.Key.Length, entry.Value.Length);
+            if (_budget.Available < size)
+            {
+                evictor.MakeRoom(size);
+            }
+
+            lock (_turn)
+            {
+                if (InstallEntry(entry, Now()))
+                {
+                    installed++;
+                }
+            }
+        }
+
+        return installed;
+    }
+
+    /// <summary>Whether this grain charges <paramref name="budget"/> (a catalog attaches only grains of its own budget).</summary>
+    internal bool Charges(MemoryBudget budget) => ReferenceEquals(_budget, budget);
+
+    private bool InstallEntry(in HandoffEntry entry, long now)
+    {
+        if (entry.Metadata.IsExpiredAt(now))
+        {
+            return false;
+        }
+
+        var metadata = entry.Metadata with { LastAccess = EntryMetadata.Clock(now) };
+        var index = FindLive(entry.Key, now);
+        if (index >= 0)
+        {
+            if (!_budget.TryCharge(GrowthOf(index, entry.Value.Length)))
+            {
+                return false;
+            }
+
+            _store.ReplaceValue(index, entry.Value);
+            _store.MetadataAt(index) = metadata;
+            return true;
+        }
+
+        if (!_budget.TryCharge(_store.SizeOf(entry.Key.Length, entry.Value.Length)))
+        {
+            return false;
+        }
+
+        _store.Add(entry.Key, entry.Value, metadata);
+        return true;
+    }
+}

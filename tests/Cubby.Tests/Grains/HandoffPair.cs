@@ -1,0 +1,105 @@
+using System.Buffers;
+using System.Text;
+using Cubby.Grains;
+using Cubby.Grains.Capacity;
+using Cubby.Grains.Handoff;
+using Cubby.Grains.Storage;
+using Cubby.Tests.Infrastructure;
+
+namespace Cubby.Tests.Grains;
+
+/// <summary>Two silos' grain catalogs on one fake clock, and the steps of handing a slot from the first to the second.</summary>
+internal sealed class HandoffPair : IDisposable
+{
+    public HandoffPair(StoreKind sourceStore, StoreKind targetStore, long targetBudget = 1L << 30, int slotCount = 64)
+    {
+        Source = new ShardGrainCatalog(new GrainSettings { SlotCount = slotCount }, Time, StoreKinds.Factory(sourceStore));
+        Target = new ShardGrainCatalog(new GrainSettings { SlotCount = slotCount, MaxMemoryBytes = targetBudget }, Time, StoreKinds.Factory(targetStore));
+        TargetEvictor = new Evictor(Target);
+    }
+
+    public FakeTimeProvider Time { get; } = new();
+
+    public ShardGrainCatalog Source { get; }
+
+    public ShardGrainCatalog Target { get; }
+
+    public Evictor TargetEvictor { get; }
+
+    public long Now => Time.GetUtcNow().ToUnixTimeMilliseconds();
+
+    public static byte[] Bytes(string text) => Encoding.UTF8.GetBytes(text);
+
+    /// <summary>Keys that all hash to one slot, through a shared hash tag.</summary>
+    public static string KeyOf(int i) => $"{{moving}}:{i}";
+
+    public int MovingSlot => Source.ShardMap.SlotOf(KeyOf(0));
+
+    public void Advance(long milliseconds) => Time.Advance(TimeSpan.FromMilliseconds(milliseconds));
+
+    public static SetStatus Set(ShardGrainCatalog catalog, string key, byte[] value, ExpirySpec expiry = default, uint flags = 0)
+    {
+        var none = default(NoReader);
+        return catalog.GrainFor(Bytes(key)).Set(Bytes(key), value, new SetRequest(WriteCondition.Always, expiry, flags), ref none);
+    }
+
+    /// <summary>Every chunk of <paramref name="grain"/>, as <see cref="ShardGrain.WriteChunk"/> cuts them.</summary>
+    public static List<byte[]> WriteAllChunks(ShardGrain grain, int maxBytes)
+    {
+        var chunks = new List<byte[]>();
+        var buffer = new ArrayBufferWriter<byte>();
+        var cursor = 0;
+        while (grain.WriteChunk(ref cursor, maxBytes, buffer))
+        {
+            chunks.Add(buffer.WrittenSpan.ToArray());
+            buffer.ResetWrittenCount();
+        }
+
+        Assert.Equal(0, buffer.WrittenCount);
+        return chunks;
+    }
+
+    /// <summary>The keys a chunk holds, in order.</summary>
+    public static List<string> KeysIn(byte[] chunk)
+    {
+        var keys = new List<string>();
+        var reader = new HandoffChunkReader(chunk);
+        while (reader.TryRead(out var entry))
+        {
+            keys.Add(Encoding.UTF8.GetString(entry.Key));
+        }
+
+        return keys;
+    }
+
+    /// <summary>The whole handoff of <paramref name="slot"/>: detach, stream, install into a detached grain, attach, dispose.</summary>
+    public (List<byte[]> Chunks, int Installed) Move(int slot, int maxBytes)
+    {
+        var leaving = Source.Detach(slot) ?? throw new InvalidOperationException("The slot has no grain.");
+        var chunks = WriteAllChunks(leaving, maxBytes);
+        var arriving = Target.CreateDetached(slot);
+        var installed = chunks.Sum(chunk => arriving.Install(chunk, TargetEvictor));
+        Target.Attach(slot, arriving);
+        leaving.Dispose();
+        return (chunks, installed);
+    }
+
+    /// <summary>The value and metadata of a live entry without touching it, or null when absent.</summary>
+    public static (byte[] Value, EntryMetadata Metadata)? Peek(ShardGrainCatalog catalog, string key)
+    {
+        var reader = new CapturingReader();
+        var grain = catalog.GrainFor(Bytes(key));
+        if (!grain.TryGetMetadata(Bytes(key), out var metadata, out _) || !grain.Read(Bytes(key), slide: false, ref reader))
+        {
+            return null;
+        }
+
+        return (reader.Value!, metadata);
+    }
+
+    public void Dispose()
+    {
+        Source.Dispose();
+        Target.Dispose();
+    }
+}

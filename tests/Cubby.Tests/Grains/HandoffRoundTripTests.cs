@@ -1,0 +1,241 @@
+using Cubby.Grains.Storage;
+
+namespace Cubby.Tests.Grains;
+
+public sealed class HandoffRoundTripTests
+{
+    private const int ChunkBytes = 16 * 1024;
+    private const int Entries = 600;
+    private static readonly int[] ValueSizes = [0, 1, 7, 100, 1000, 20_000, 70_000, 3];
+
+    public static TheoryData<StoreKind, StoreKind> StorePairs => new()
+    {
+        { StoreKind.Native, StoreKind.Native },
+        { StoreKind.Managed, StoreKind.Managed },
+        { StoreKind.Native, StoreKind.Managed },
+        { StoreKind.Managed, StoreKind.Native },
+    };
+
+    [Theory]
+    [MemberData(nameof(StorePairs))]
+    public void Every_live_entry_arrives_equal_with_the_same_remaining_time_and_expired_ones_stay_behind(StoreKind source, StoreKind target)
+    {
+        using var pair = new HandoffPair(source, target);
+        var start = pair.Now;
+        for (var i = 0; i < Entries; i++)
+        {
+            Assert.Equal(Cubby.Grains.SetStatus.Created, HandoffPair.Set(pair.Source, HandoffPair.KeyOf(i), ValueOf(i), ExpiryOf(i, start), FlagsOf(i)));
+        }
+
+        pair.Advance(1000);
+        var sourceGrain = pair.Source.Find(pair.MovingSlot)!;
+        Assert.Equal(Entries, sourceGrain.Count);
+        var expected = new Dictionary<string, (byte[] Value, EntryMetadata Metadata)>();
+        for (var i = 0; i < Entries; i++)
+        {
+            if (IsLiveAfterOneSecond(i))
+            {
+                expected[HandoffPair.KeyOf(i)] = HandoffPair.Peek(pair.Source, HandoffPair.KeyOf(i))!.Value;
+            }
+        }
+
+        var (chunks, installed) = pair.Move(pair.MovingSlot, ChunkBytes);
+
+        var moved = chunks.SelectMany(HandoffPair.KeysIn).ToList();
+        Assert.Equal(expected.Count, installed);
+        Assert.Equal(expected.Keys.Order(), moved.Order());
+        Assert.Equal(expected.Count, pair.Target.Find(pair.MovingSlot)!.Count);
+        var now = pair.Now;
+        foreach (var (key, (value, metadata)) in expected)
+        {
+            var arrived = HandoffPair.Peek(pair.Target, key);
+            Assert.NotNull(arrived);
+            Assert.Equal(value, arrived.Value.Value);
+            Assert.Equal(metadata.Flags, arrived.Value.Metadata.Flags);
+            Assert.Equal(metadata.ExpiresAt, arrived.Value.Metadata.ExpiresAt);
+            Assert.Equal(metadata.SlidingWindow, arrived.Value.Metadata.SlidingWindow);
+            Assert.Equal(metadata.AbsoluteDeadline, arrived.Value.Metadata.AbsoluteDeadline);
+            Assert.Equal(metadata.TimeToLive(now), arrived.Value.Metadata.TimeToLive(now));
+        }
+
+        for (var i = 0; i < Entries; i++)
+        {
+            if (!IsLiveAfterOneSecond(i))
+            {
+                Assert.Null(HandoffPair.Peek(pair.Target, HandoffPair.KeyOf(i)));
+            }
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(StorePairs))]
+    public void Chunks_stay_within_max_bytes_unless_one_entry_alone_is_larger(StoreKind source, StoreKind target)
+    {
+        using var pair = new HandoffPair(source, target);
+        for (var i = 0; i < Entries; i++)
+        {
+            HandoffPair.Set(pair.Source, HandoffPair.KeyOf(i), ValueOf(i), ExpiryOf(i, pair.Now), FlagsOf(i));
+        }
+
+        var chunks = HandoffPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, ChunkBytes);
+
+        Assert.Equal(Entries, chunks.Sum(chunk => HandoffPair.KeysIn(chunk).Count));
+        var oversized = chunks.Where(chunk => chunk.Length > ChunkBytes).ToList();
+        Assert.NotEmpty(oversized);
+        Assert.All(oversized, chunk => Assert.Single(HandoffPair.KeysIn(chunk)));
+        Assert.Contains(chunks, chunk => HandoffPair.KeysIn(chunk).Count > 3);
+        Assert.All(chunks, chunk => Assert.NotEmpty(HandoffPair.KeysIn(chunk)));
+    }
+
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public void A_sliding_entry_keeps_sliding_on_the_new_grain_and_never_past_its_deadline(StoreKind kind)
+    {
+        using var pair = new HandoffPair(kind, kind);
+        var start = pair.Now;
+        var key = HandoffPair.KeyOf(1);
+        HandoffPair.Set(pair.Source, key, HandoffPair.Bytes("session"), new ExpirySpec(start + 25_000, SlidingWindow: 10_000), flags: 1);
+        pair.Advance(1000);
+
+        pair.Move(pair.MovingSlot, ChunkBytes);
+
+        Assert.Equal(9000, Ttl(pair, key));
+        pair.Advance(8000);
+        Assert.True(Slide(pair, key));
+        Assert.Equal(10_000, Ttl(pair, key));
+        pair.Advance(9000);
+        Assert.True(Slide(pair, key));
+        Assert.Equal(7000, Ttl(pair, key));
+        pair.Advance(6999);
+        Assert.True(Slide(pair, key));
+        Assert.Equal(1, Ttl(pair, key));
+        pair.Advance(1);
+        Assert.False(Slide(pair, key));
+        Assert.Equal(start + 25_000, pair.Now);
+    }
+
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public void An_unread_sliding_entry_expires_on_the_new_grain_when_its_window_runs_out(StoreKind kind)
+    {
+        using var pair = new HandoffPair(kind, kind);
+        var key = HandoffPair.KeyOf(2);
+        HandoffPair.Set(pair.Source, key, HandoffPair.Bytes("v"), new ExpirySpec(0, SlidingWindow: 5000));
+        pair.Advance(4000);
+
+        pair.Move(pair.MovingSlot, ChunkBytes);
+
+        pair.Advance(999);
+        Assert.Equal(1, Ttl(pair, key));
+        pair.Advance(1);
+        Assert.Equal(-2, Ttl(pair, key));
+    }
+
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public void An_entry_that_expires_while_in_flight_is_dropped_on_arrival(StoreKind kind)
+    {
+        using var pair = new HandoffPair(kind, kind);
+        HandoffPair.Set(pair.Source, HandoffPair.KeyOf(1), HandoffPair.Bytes("short"), new ExpirySpec(pair.Now + 100));
+        HandoffPair.Set(pair.Source, HandoffPair.KeyOf(2), HandoffPair.Bytes("long"), new ExpirySpec(pair.Now + 10_000));
+        var chunks = HandoffPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, ChunkBytes);
+        Assert.Equal(2, HandoffPair.KeysIn(Assert.Single(chunks)).Count);
+
+        pair.Advance(100);
+        var arriving = pair.Target.CreateDetached(pair.MovingSlot);
+        var installed = arriving.Install(chunks[0], pair.TargetEvictor);
+
+        Assert.Equal(1, installed);
+        Assert.Equal(1, arriving.Count);
+        Assert.Equal(pair.Target.EstimateSize(HandoffPair.KeyOf(2).Length, 4), pair.Target.Budget.Used);
+        arriving.Dispose();
+        Assert.Equal(0, pair.Target.Budget.Used);
+    }
+
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public void Removals_while_streaming_never_make_the_cursor_skip_an_entry(StoreKind kind)
+    {
+        using var pair = new HandoffPair(kind, kind);
+        for (var i = 0; i < 300; i++)
+        {
+            HandoffPair.Set(pair.Source, HandoffPair.KeyOf(i), new byte[100]);
+        }
+
+        var grain = pair.Source.Find(pair.MovingSlot)!;
+        var buffer = new System.Buffers.ArrayBufferWriter<byte>();
+        var cursor = 0;
+        var sent = new HashSet<string>();
+        var removed = new HashSet<string>();
+        var round = 0;
+        while (grain.WriteChunk(ref cursor, 2048, buffer))
+        {
+            sent.UnionWith(HandoffPair.KeysIn(buffer.WrittenSpan.ToArray()));
+            buffer.ResetWrittenCount();
+
+            // Expiry or eviction meanwhile: remove entries already sent and entries not sent yet.
+            for (var i = round; i < 300; i += 37)
+            {
+                var key = HandoffPair.KeyOf(i);
+                if (grain.Remove(HandoffPair.Bytes(key)))
+                {
+                    removed.Add(key);
+                }
+            }
+
+            round++;
+        }
+
+        Assert.True(round > 5);
+        Assert.NotEmpty(removed);
+        for (var i = 0; i < 300; i++)
+        {
+            var key = HandoffPair.KeyOf(i);
+            Assert.True(sent.Contains(key) || removed.Contains(key), key);
+        }
+    }
+
+    [Fact]
+    public void An_empty_grain_writes_no_chunk()
+    {
+        using var pair = new HandoffPair(StoreKind.Native, StoreKind.Native);
+        var grain = pair.Source[pair.MovingSlot];
+        var buffer = new System.Buffers.ArrayBufferWriter<byte>();
+        var cursor = 0;
+
+        Assert.False(grain.WriteChunk(ref cursor, ChunkBytes, buffer));
+        Assert.Equal(0, buffer.WrittenCount);
+        Assert.Throws<ArgumentOutOfRangeException>(() => grain.WriteChunk(ref cursor, 0, buffer));
+    }
+
+    private static byte[] ValueOf(int i)
+    {
+        var value = new byte[ValueSizes[i % ValueSizes.Length]];
+        new Random(i).NextBytes(value);
+        return value;
+    }
+
+    private static uint FlagsOf(int i) => i % 3 == 0 ? 0 : (uint)i * 2_654_435_761u;
+
+    /// <summary>Six kinds of expiry; kinds 4 and 5 are expired one second after the start.</summary>
+    private static ExpirySpec ExpiryOf(int i, long start) => (i % 6) switch
+    {
+        0 => ExpirySpec.Never,
+        1 => new ExpirySpec(start + 10_000 + i),
+        2 => new ExpirySpec(start + 60_000 + i, SlidingWindow: 5000 + i),
+        3 => new ExpirySpec(0, SlidingWindow: 3000 + i),
+        4 => new ExpirySpec(start + 500),
+        _ => new ExpirySpec(start + 100_000, SlidingWindow: 200),
+    };
+
+    private static bool IsLiveAfterOneSecond(int i) => i % 6 < 4;
+
+    private static long Ttl(HandoffPair pair, string key) =>
+        pair.Target.GrainFor(HandoffPair.Bytes(key)).TryGetMetadata(HandoffPair.Bytes(key), out var metadata, out var now) ? metadata.TimeToLive(now) : -2;
+
+    private static bool Slide(HandoffPair pair, string key) => pair.Target.GrainFor(HandoffPair.Bytes(key)).Refresh(HandoffPair.Bytes(key));
+}

@@ -43,7 +43,8 @@ internal sealed partial class ClusterCoordinator(
     /// <summary>Leaves the view and hands every slot off, before Kestrel stops taking calls.</summary>
     public async Task StoppingAsync(CancellationToken cancellationToken)
     {
-        if (membership.Self is null || silo.Cluster.IsFenced)
+        // A cluster of one has nobody to hand slots to or to send clients to.
+        if (membership.Self is null || silo.Cluster.IsFenced || silo.Cluster.IsStandalone)
         {
             return;
         }

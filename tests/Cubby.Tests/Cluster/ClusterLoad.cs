@@ -37,6 +37,9 @@ internal sealed class ClusterLoad : IAsyncDisposable
 
     public IReadOnlyDictionary<string, string> Acknowledged => _acknowledged;
 
+    /// <summary>The longest call so far, starting the measure afresh: for the longest call of each phase of a test.</summary>
+    public TimeSpan TakeLongestCall() => TimeSpan.FromTicks(Interlocked.Exchange(ref _longestTicks, 0));
+
     public IReadOnlyCollection<string> Failures => _failures;
 
     public async Task StopAsync()

@@ -134,18 +134,23 @@ public sealed class DevelopmentClusterTests(ITestOutputHelper output)
         var client = services.GetRequiredService<ICubbyClient>();
         await using var load = new ClusterLoad(client, workers: 8, keySpace: 500);
         await Poll(() => load.Calls > 2_000, "the load to get going");
+        var steady = load.TakeLongestCall();
+        var handedOff = cluster.Silos.Sum(silo => silo.Runtime.Statistics.SlotsHandedOff);
 
         var joined = await cluster.AddSiloAsync();
         await cluster.WaitForViewAsync(4);
-        var moved = cluster.Silos.Sum(silo => silo.Runtime.Statistics.SlotsHandedOff);
+        var moved = cluster.Silos.Sum(silo => silo.Runtime.Statistics.SlotsHandedOff) - handedOff;
         await Poll(() => load.Calls > 6_000, "calls after the join");
+        var duringJoin = load.TakeLongestCall();
 
         await cluster.StopAsync(cluster.Silos[1]);
         await cluster.WaitForViewAsync(3);
         await Poll(() => load.Calls > 10_000, "calls after the leave");
         await load.StopAsync();
+        var duringLeave = load.TakeLongestCall();
 
-        output.WriteLine($"calls {load.Calls}, longest call {load.LongestCall.TotalMilliseconds:0.0} ms, slots handed off at the join: {moved} of 64");
+        output.WriteLine($"calls {load.Calls}; longest call steady {steady.TotalMilliseconds:0.0} ms, join {duringJoin.TotalMilliseconds:0.0} ms, leave {duringLeave.TotalMilliseconds:0.0} ms; slots handed off at the join: {moved} of 64");
+        Assert.InRange(moved, 1, 40);
         Assert.Empty(load.Failures);
         Assert.Empty(await load.FindLostAsync(client));
         Assert.InRange(joined.Runtime.Cluster.Slots.Count(SlotState.Held), 1, 64);

@@ -114,6 +114,7 @@ internal sealed partial class ClusterCoordinator(
             Log.ViewChanged(logger, view.Version, view.Silos.Count, CountOwned(view, self.SiloId));
         }
 
+        DropLinksToDeadSilos(snapshot);
         foreach (var client in silo.Clients.All)
         {
             if (client.WantsViewPushes)
@@ -123,6 +124,24 @@ internal sealed partial class ClusterCoordinator(
         }
 
         handoff.Signal();
+    }
+
+    /// <summary>
+    /// Closes the links to dead silos so they stop reconnecting, unless a live member (a restart) took the endpoint over.
+    /// </summary>
+    private void DropLinksToDeadSilos(MembershipSnapshot snapshot)
+    {
+        var inUse = snapshot.Entries
+            .Where(row => row.Entry.Status != SiloStatus.Dead)
+            .Select(row => (row.Entry.Host, row.Entry.Port))
+            .ToHashSet();
+        foreach (var row in snapshot.Entries)
+        {
+            if (row.Entry.Status == SiloStatus.Dead && !inUse.Contains((row.Entry.Host, row.Entry.Port)))
+            {
+                silo.Links.Drop(row.Entry.Host, row.Entry.Port);
+            }
+        }
     }
 
     /// <summary>Moves each slot's state from the previous view to the new one.</summary>

@@ -156,6 +156,28 @@ public sealed class DevelopmentClusterTests(ITestOutputHelper output)
         Assert.InRange(joined.Runtime.Cluster.Slots.Count(SlotState.Held), 1, 64);
     }
 
+    [Fact]
+    public async Task Survivors_close_their_links_to_a_silo_that_left()
+    {
+        await using var cluster = await DevelopmentCluster.StartAsync(3);
+        var leaver = cluster.Silos[2];
+        var port = leaver.RespEndPoint.Port;
+        await using (var through = await cluster.Primary.ConnectAsync())
+        {
+            // Keys on every silo, so the primary forwards to the leaver.
+            for (var i = 0; i < 64; i++)
+            {
+                RespAssert.Ok(await through.CallAsync("SET", $"link-{i}", "v"));
+            }
+        }
+
+        Assert.True(cluster.Primary.Runtime.Links.IsLinkedTo("127.0.0.1", port));
+
+        await cluster.StopAsync(leaver);
+        await cluster.WaitForViewAsync(2);
+        await Poll(() => cluster.Silos.All(silo => !silo.Runtime.Links.IsLinkedTo("127.0.0.1", port)), "the survivors to drop their links to the leaver");
+    }
+
     internal static ServiceProvider ClientFor(DevelopmentCluster cluster)
     {
         var services = new ServiceCollection();

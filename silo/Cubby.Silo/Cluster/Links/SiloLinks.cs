@@ -53,6 +53,9 @@ internal sealed class SiloLinks : IDisposable
     /// <summary>The control connection to the silo at <paramref name="host"/>:<paramref name="port"/>: probes, handoffs, membership.</summary>
     public CubbyConnection Control(string host, int port) => Get(host, port, control: true);
 
+    /// <summary>Whether this silo holds a link (forwarding or control) to the silo at <paramref name="host"/>:<paramref name="port"/>.</summary>
+    public bool IsLinkedTo(string host, int port) => _peers.ContainsKey((host, port, false)) || _peers.ContainsKey((host, port, true));
+
     /// <summary>Closes the connections to a silo that left or died, so they stop reconnecting.</summary>
     public void Drop(string host, int port)
     {

@@ -45,6 +45,12 @@ public sealed class ClusteringOptions
     /// <summary>A silo whose last heartbeat is older than this is declared dead by any peer that notices.</summary>
     public TimeSpan HeartbeatExpiration { get; set; } = TimeSpan.FromSeconds(8);
 
+    /// <summary>How long the row of a dead silo stays in the table (for operators to see) before it is deleted.</summary>
+    public TimeSpan DefunctSiloExpiration { get; set; } = TimeSpan.FromDays(1);
+
+    /// <summary>How often each silo deletes the rows of silos dead for longer than <see cref="DefunctSiloExpiration"/>.</summary>
+    public TimeSpan DefunctSiloCleanupPeriod { get; set; } = TimeSpan.FromHours(1);
+
     /// <summary>Connections each silo keeps to each peer; calls forwarded to that peer share them.</summary>
     public int LinkConnections { get; set; } = 2;
 

@@ -106,6 +106,10 @@ internal static class MembershipCommands
             Completed(table.UpdateIAmAliveAsync(Required(body.SiloId), body.At, none));
             writer.WriteOk();
         }
+        else if (Arguments.Is(operation, MembershipProtocol.Operations.DeleteDefunct))
+        {
+            writer.WriteInteger(Completed(table.DeleteDefunctAsync(body.At, none)));
+        }
         else if (Arguments.Is(operation, MembershipProtocol.Operations.Initialize))
         {
             Completed(table.InitializeAsync(none));

@@ -57,6 +57,8 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         require(clustering.MissedProbesLimit >= 1, $"Cubby:Clustering:MissedProbesLimit must be at least 1 (was {clustering.MissedProbesLimit}).");
         require(clustering.VotesForDeath >= 1, $"Cubby:Clustering:VotesForDeath must be at least 1 (was {clustering.VotesForDeath}).");
         require(clustering.VoteExpiration > TimeSpan.Zero, $"Cubby:Clustering:VoteExpiration must be positive (was {clustering.VoteExpiration}).");
+        require(clustering.DefunctSiloExpiration > clustering.HeartbeatExpiration, $"Cubby:Clustering:DefunctSiloExpiration must be longer than Cubby:Clustering:HeartbeatExpiration (was {clustering.DefunctSiloExpiration}).");
+        require(clustering.DefunctSiloCleanupPeriod > TimeSpan.Zero, $"Cubby:Clustering:DefunctSiloCleanupPeriod must be positive (was {clustering.DefunctSiloCleanupPeriod}).");
         require(clustering.HeartbeatExpiration > clustering.HeartbeatInterval * 2, $"Cubby:Clustering:HeartbeatExpiration must be more than twice Cubby:Clustering:HeartbeatInterval (was {clustering.HeartbeatExpiration}).");
         require(clustering.LinkConnections is >= 1 and <= 64, $"Cubby:Clustering:LinkConnections must be between 1 and 64 (was {clustering.LinkConnections}).");
         require(clustering.ForwardTimeout > TimeSpan.Zero, $"Cubby:Clustering:ForwardTimeout must be positive (was {clustering.ForwardTimeout}).");

@@ -28,6 +28,9 @@ internal sealed class FlakyMembershipTable(string clusterId) : IMembershipTable
     public Task UpdateIAmAliveAsync(string siloId, DateTimeOffset at, CancellationToken cancellationToken) =>
         Guard(() => Inner.UpdateIAmAliveAsync(siloId, at, cancellationToken));
 
+    public Task<int> DeleteDefunctAsync(DateTimeOffset deadBefore, CancellationToken cancellationToken) =>
+        Guard(() => Inner.DeleteDefunctAsync(deadBefore, cancellationToken));
+
     public Task DeleteClusterAsync(CancellationToken cancellationToken) => Inner.DeleteClusterAsync(cancellationToken);
 
     private Task<T> Guard<T>(Func<Task<T>> call) => Down ? Task.FromException<T>(Outage()) : call();

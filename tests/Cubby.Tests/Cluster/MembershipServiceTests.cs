@@ -110,6 +110,28 @@ public sealed class MembershipServiceTests : IDisposable
     }
 
     [Fact]
+    public async Task The_rows_of_silos_dead_longer_than_the_expiration_are_deleted_and_recent_ones_kept()
+    {
+        void Expire(ClusteringOptions clustering)
+        {
+            clustering.DefunctSiloExpiration = TimeSpan.FromMinutes(2);
+            clustering.DefunctSiloCleanupPeriod = TimeSpan.FromSeconds(30);
+        }
+
+        var first = await JoinedSiloAsync(7001, Expire);
+        first.Dispose(); // kill -9
+        var second = await JoinedSiloAsync(7001, Expire); // takes the endpoint over and marks the first dead
+        var firstId = first.Self!.SiloId;
+        Assert.Equal(SiloStatus.Dead, Row(firstId).Status);
+
+        await AdvanceAsync(TimeSpan.FromMinutes(1));
+        Assert.Equal(SiloStatus.Dead, Row(firstId).Status);
+
+        await AdvanceUntilAsync(() => _table.Inner.ReadAllAsync(CancellationToken.None).Result.Entries.All(row => row.Entry.SiloId != firstId), TimeSpan.FromMinutes(2));
+        Assert.Equal(SiloStatus.Active, Row(second.Self!.SiloId).Status);
+    }
+
+    [Fact]
     public async Task Leave_then_complete_leave_go_ShuttingDown_then_Dead_and_stop_the_heartbeat_without_fencing()
     {
         var silo = await JoinedSiloAsync(7001);

@@ -49,6 +49,22 @@ public abstract class MembershipTableContractTests : IAsyncLifetime
         Assert.Single((await table.ReadAllAsync(CancellationToken.None)).Entries, row => row.Entry.SiloId == siloId);
 
     [Fact]
+    public async Task Deleting_defunct_rows_takes_only_silos_dead_before_the_time_and_leaves_the_version()
+    {
+        var table = await InitializedTableAsync();
+        Assert.True(await table.TryInsertAsync(Entry("long-dead", 1, SiloStatus.Dead), 0, CancellationToken.None));
+        Assert.True(await table.TryInsertAsync(Entry("just-dead", 2, SiloStatus.Dead) with { IAmAliveAt = T0.AddHours(1) }, 1, CancellationToken.None));
+        Assert.True(await table.TryInsertAsync(Entry("quiet-but-active", 3, SiloStatus.Active), 2, CancellationToken.None));
+
+        Assert.Equal(1, await table.DeleteDefunctAsync(T0.AddMinutes(30), CancellationToken.None));
+        Assert.Equal(0, await table.DeleteDefunctAsync(T0.AddMinutes(30), CancellationToken.None));
+
+        var snapshot = await table.ReadAllAsync(CancellationToken.None);
+        Assert.Equal(3, snapshot.Version);
+        Assert.Equal(["just-dead", "quiet-but-active"], snapshot.Entries.Select(row => row.Entry.SiloId).Order(StringComparer.Ordinal));
+    }
+
+    [Fact]
     public async Task A_new_table_is_empty_at_version_zero()
     {
         var table = await InitializedTableAsync();

@@ -36,6 +36,13 @@ internal interface IMembershipTable
     /// <exception cref="InvalidOperationException">The table has no row for <paramref name="siloId"/>.</exception>
     Task UpdateIAmAliveAsync(string siloId, DateTimeOffset at, CancellationToken cancellationToken);
 
+    /// <summary>
+    /// Deletes the rows of silos that are <see cref="SiloStatus.Dead"/> with a last heartbeat before
+    /// <paramref name="deadBefore"/>, and returns how many went. Like a heartbeat it leaves the table version alone:
+    /// the view is made of active silos only, so it does not change, and no concurrent write fails for it.
+    /// </summary>
+    Task<int> DeleteDefunctAsync(DateTimeOffset deadBefore, CancellationToken cancellationToken);
+
     /// <summary>Removes this cluster's rows and version (tests, tooling); <see cref="InitializeAsync"/> starts it afresh.</summary>
     Task DeleteClusterAsync(CancellationToken cancellationToken);
 }

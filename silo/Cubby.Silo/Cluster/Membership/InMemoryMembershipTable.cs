@@ -115,6 +115,25 @@ internal sealed class InMemoryMembershipTable : IMembershipTable
     }
 
     /// <inheritdoc />
+    public Task<int> DeleteDefunctAsync(DateTimeOffset deadBefore, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        lock (_lock)
+        {
+            var defunct = _rows.Values
+                .Where(row => row.Entry.Status == SiloStatus.Dead && row.Entry.IAmAliveAt < deadBefore)
+                .Select(row => row.Entry.SiloId)
+                .ToArray();
+            foreach (var siloId in defunct)
+            {
+                _rows.Remove(siloId);
+            }
+
+            return Task.FromResult(defunct.Length);
+        }
+    }
+
+    /// <inheritdoc />
     public Task DeleteClusterAsync(CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();

@@ -23,6 +23,7 @@ internal static class MembershipProtocol
         public const string Insert = "INSERT";
         public const string Update = "UPDATE";
         public const string IAmAlive = "ALIVE";
+        public const string DeleteDefunct = "PRUNE";
         public const string DeleteCluster = "DELETE";
     }
 }

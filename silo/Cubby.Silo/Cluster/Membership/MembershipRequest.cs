@@ -6,7 +6,7 @@ namespace Cubby.Silo.Cluster.Membership;
 /// <param name="ExpectedVersion">The table version the writer read.</param>
 /// <param name="ETag">The row version the updater read.</param>
 /// <param name="SiloId">The silo whose heartbeat this is.</param>
-/// <param name="At">The heartbeat's time.</param>
+/// <param name="At">The heartbeat's time; for a clean-up, the time before which dead silos' rows go.</param>
 internal sealed record MembershipRequest(
     string ClusterId,
     MembershipEntry? Entry = null,

@@ -30,6 +30,7 @@ internal sealed partial class MembershipService : IClusterMembership, IDisposabl
     private readonly CancellationTokenSource _stopping = new();
     private readonly SingleFlight _refresh;
     private readonly SingleFlight _heartbeat;
+    private readonly SingleFlight _cleanup;
     private readonly Lock _gate = new();
     private readonly Lock _publishing = new();
     private readonly Dictionary<string, PeerWatch> _watched = new(StringComparer.Ordinal);
@@ -61,6 +62,7 @@ internal sealed partial class MembershipService : IClusterMembership, IDisposabl
         _logger = logger;
         _refresh = new SingleFlight(RefreshAsync, _stopping.Token);
         _heartbeat = new SingleFlight(HeartbeatAsync, _stopping.Token);
+        _cleanup = new SingleFlight(new DefunctSiloCleanup(table, _clustering, time, logger).RunAsync, _stopping.Token);
     }
 
     /// <inheritdoc />
@@ -288,6 +290,7 @@ internal sealed partial class MembershipService : IClusterMembership, IDisposabl
             _timers.Add(_time.CreateTimer(static state => ((SingleFlight)state!).Request(), _heartbeat, _clustering.HeartbeatInterval, _clustering.HeartbeatInterval));
             _timers.Add(_time.CreateTimer(static state => ((SingleFlight)state!).Request(), _refresh, _clustering.TableRefreshInterval, _clustering.TableRefreshInterval));
             _timers.Add(_time.CreateTimer(static state => ((MembershipService)state!).ProbePeers(), this, _clustering.ProbeInterval, _clustering.ProbeInterval));
+            _timers.Add(_time.CreateTimer(static state => ((SingleFlight)state!).Request(), _cleanup, _clustering.DefunctSiloCleanupPeriod, _clustering.DefunctSiloCleanupPeriod));
         }
     }
 

@@ -71,6 +71,10 @@ internal sealed class PostgresMembershipTable : IMembershipTable, IAsyncDisposab
         WHERE cluster_id = @cluster_id AND silo_id = @silo_id
         """;
 
+    private const string DeleteDefunctSql = """
+        DELETE FROM cubby_membership WHERE cluster_id = @cluster_id AND status = @dead AND i_am_alive_at < @dead_before
+        """;
+
     private const string DeleteClusterSql = """
         WITH rows AS (DELETE FROM cubby_membership WHERE cluster_id = @cluster_id)
         DELETE FROM cubby_membership_version WHERE cluster_id = @cluster_id
@@ -196,6 +200,25 @@ internal sealed class PostgresMembershipTable : IMembershipTable, IAsyncDisposab
             if (changed == 0)
             {
                 throw MembershipErrors.UnknownSilo(_clusterId, siloId);
+            }
+        }
+    }
+
+    /// <inheritdoc />
+    public async Task<int> DeleteDefunctAsync(DateTimeOffset deadBefore, CancellationToken cancellationToken)
+    {
+        var command = Command(DeleteDefunctSql);
+        await using (command.ConfigureAwait(false))
+        {
+            command.Parameters.Add(new NpgsqlParameter<short>("dead", (short)SiloStatus.Dead));
+            command.Parameters.Add(new NpgsqlParameter<DateTimeOffset>("dead_before", MembershipEntryRules.Normalize(deadBefore)));
+            try
+            {
+                return await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (PostgresException exception) when (exception.SqlState == PostgresErrorCodes.UndefinedTable)
+            {
+                return 0;
             }
         }
     }

@@ -23,6 +23,10 @@ internal sealed class RemoteMembershipTable(string clusterId, string primaryHost
         ? item.Integer == 1
         : throw Malformed("an integer");
 
+    private static readonly ReplyParser<int> Count = static (reply, _) => Read(reply) is { Type: RespType.Integer } item
+        ? checked((int)item.Integer)
+        : throw Malformed("an integer");
+
     private static readonly ReplyParser<MembershipSnapshot> Snapshot = static (reply, _) =>
     {
         var item = Read(reply);
@@ -67,6 +71,10 @@ internal sealed class RemoteMembershipTable(string clusterId, string primaryHost
         ArgumentException.ThrowIfNullOrEmpty(siloId);
         return SendAsync(MembershipProtocol.Operations.IAmAlive, new MembershipRequest(ClusterId, SiloId: siloId, At: at), Ok, cancellationToken);
     }
+
+    /// <inheritdoc />
+    public Task<int> DeleteDefunctAsync(DateTimeOffset deadBefore, CancellationToken cancellationToken) =>
+        SendAsync(MembershipProtocol.Operations.DeleteDefunct, new MembershipRequest(ClusterId, At: deadBefore), Count, cancellationToken);
 
     /// <inheritdoc />
     public Task DeleteClusterAsync(CancellationToken cancellationToken) =>

@@ -1,0 +1,38 @@
+using Cubby.Silo.Cluster;
+using Cubby.Silo.Hosting;
+
+namespace Cubby.Tests.Silo;
+
+/// <summary>Bad settings fail the start with a message that names the setting.</summary>
+public sealed class SiloOptionsValidatorTests
+{
+    public static TheoryData<string, Action<SiloOptions>> BadSettings() => new()
+    {
+        { "Cubby:RespPort", options => options.RespPort = 70_000 },
+        { "Cubby:SlotCount", options => options.SlotCount = 0 },
+        { "Cubby:Clustering:ConnectionString", options => (options.Clustering.Mode, options.Clustering.Secret) = (ClusteringMode.Postgres, "s") },
+        { "Cubby:Clustering:Secret", options => options.Clustering.Mode = ClusteringMode.Development },
+        { "Cubby:Clustering:PrimaryEndpoint", options => options.Clustering.PrimaryEndpoint = "no-port" },
+        { "Cubby:Clustering:HeartbeatExpiration", options => options.Clustering.HeartbeatExpiration = TimeSpan.FromSeconds(1) },
+        { "Cubby:Clustering:DefunctSiloExpiration", options => options.Clustering.DefunctSiloExpiration = TimeSpan.FromSeconds(5) },
+        { "Cubby:Clustering:DefunctSiloCleanupPeriod", options => options.Clustering.DefunctSiloCleanupPeriod = TimeSpan.Zero },
+        { "Cubby:Clustering:HandoffChunkBytes", options => options.Clustering.HandoffChunkBytes = 100 },
+    };
+
+    [Fact]
+    public void The_defaults_are_valid() => Assert.True(new SiloOptionsValidator().Validate(null, new SiloOptions()).Succeeded);
+
+    [Theory]
+    [MemberData(nameof(BadSettings))]
+    public void A_bad_setting_fails_with_its_name(string setting, Action<SiloOptions> spoil)
+    {
+        var options = new SiloOptions();
+        spoil(options);
+
+        var result = new SiloOptionsValidator().Validate(null, options);
+
+        Assert.True(result.Failed);
+        var failure = Assert.Single(result.Failures!);
+        Assert.StartsWith(setting + " ", failure, StringComparison.Ordinal);
+    }
+}

@@ -7,8 +7,8 @@
   const PALETTE = ["#2f6fde", "#e8590c", "#2b8a3e", "#ae3ec9", "#c92a2a", "#0c8599", "#5f3dc4", "#e67700"];
   const CHARTS = [
     { id: "chart-ops", measure: "ops", format: formatNumber },
-    { id: "chart-hit-ratio", measure: "hitRatio", format: formatPercent, max: 1 },
-    { id: "chart-p99", measure: "p99Ms", format: value => value.toFixed(value < 1 ? 2 : 1) },
+    { id: "chart-hit-ratio", measure: "hitRatio", format: value => (value * 100).toFixed(0) + "%", max: 1 },
+    { id: "chart-p99", measure: "p99Ms", format: value => (value < 10 ? String(Number(value.toFixed(2))) : formatNumber(Math.round(value))) },
     { id: "chart-evictions", measure: "evictions", format: formatNumber },
     { id: "chart-expirations", measure: "expirations", format: formatNumber },
     { id: "chart-keys", measure: "keys", format: formatNumber },
@@ -28,7 +28,8 @@
     if (value === null || value === undefined) return "–";
     if (Math.abs(value) >= 1e6) return (value / 1e6).toFixed(1) + "M";
     if (Math.abs(value) >= 1e4) return (value / 1e3).toFixed(1) + "k";
-    return Number.isInteger(value) ? String(value) : value.toFixed(1);
+    if (Number.isInteger(value)) return String(value);
+    return Math.abs(value) >= 10 ? value.toFixed(1) : String(Number(value.toFixed(2)));
   }
 
   function formatPercent(value) {
@@ -48,7 +49,7 @@
   }
 
   function shortId(id) {
-    return id.length > 18 ? id.slice(0, 8) + "…" + id.slice(-6) : id;
+    return id.length > 40 ? id.slice(0, 24) + "…" + id.slice(-12) : id;
   }
 
   function element(tag, properties, children) {
@@ -196,7 +197,7 @@
     context.setTransform(ratio, 0, 0, ratio, 0, 0);
     context.clearRect(0, 0, width, height);
 
-    const left = 44, right = 8, top = 6, bottom = 18;
+    const left = 52, right = 8, top = 6, bottom = 18;
     const plotWidth = width - left - right, plotHeight = height - top - bottom;
     const end = Date.parse(report.time), start = end - WINDOW_SECONDS * 1000;
 

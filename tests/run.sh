@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs Cubby's whole test suite. Installs the Debian packages the tests drive when they are missing: redis-tools
-# (redis-cli, redis-benchmark), redis-server and gnuplot (the load harness's quick run), and PostgreSQL's server
+# (redis-cli, redis-benchmark), redis-server, gnuplot (the load harness's quick run), chromium (the dashboard), and PostgreSQL's server
 # binaries unless CUBBY_TEST_POSTGRES names a database. The harness installs garnet-server (a .NET tool) itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +9,8 @@ need=()
 command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v gnuplot >/dev/null 2>&1 || need+=(gnuplot-nox)
+# The dashboard tests drive Debian's Chromium through Playwright; no browser is ever downloaded.
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ -z "${CUBBY_TEST_POSTGRES:-}" ] && ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
   need+=(postgresql)
 fi

@@ -14,6 +14,10 @@ internal sealed class ShardGrainCatalog : IDisposable
     private readonly TimeProvider _time;
     private readonly Func<IEntryStore> _createStore;
 
+    // What grains that left the catalog had expired and evicted, so the totals never go backwards after a handoff.
+    private long _retiredExpired;
+    private long _retiredEvicted;
+
     public ShardGrainCatalog(GrainSettings settings, TimeProvider time, Func<IEntryStore>? createStore = null)
     {
         _settings = settings;
@@ -80,6 +84,7 @@ internal sealed class ShardGrainCatalog : IDisposable
         var replaced = Interlocked.Exchange(ref _grains[slot], grain);
         if (replaced is not null && !ReferenceEquals(replaced, grain))
         {
+            Retire(replaced);
             replaced.Dispose();
         }
     }
@@ -93,7 +98,13 @@ internal sealed class ShardGrainCatalog : IDisposable
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _grains.Length);
-        return Interlocked.Exchange(ref _grains[slot], null);
+        var detached = Interlocked.Exchange(ref _grains[slot], null);
+        if (detached is not null)
+        {
+            Retire(detached);
+        }
+
+        return detached;
     }
 
     public long EstimateSize(int keyLength, int valueLength) => Sizer.SizeOf(keyLength, valueLength);
@@ -110,6 +121,22 @@ internal sealed class ShardGrainCatalog : IDisposable
         return total;
     }
 
+    /// <summary>Entries removed because they expired, and to stay within the budget, by every grain this catalog has had.</summary>
+    public (long Expired, long Evicted) RemovalTotals()
+    {
+        long expired = Volatile.Read(ref _retiredExpired), evicted = Volatile.Read(ref _retiredEvicted);
+        foreach (var grain in _grains)
+        {
+            if (grain is not null)
+            {
+                expired += grain.ExpiredCount;
+                evicted += grain.EvictedCount;
+            }
+        }
+
+        return (expired, evicted);
+    }
+
     public void Dispose()
     {
         for (var slot = 0; slot < _grains.Length; slot++)
@@ -118,6 +145,12 @@ internal sealed class ShardGrainCatalog : IDisposable
         }
 
         Sizer.Dispose();
+    }
+
+    private void Retire(ShardGrain grain)
+    {
+        Interlocked.Add(ref _retiredExpired, grain.ExpiredCount);
+        Interlocked.Add(ref _retiredEvicted, grain.EvictedCount);
     }
 
     private ShardGrain Activate(int slot)

@@ -58,6 +58,12 @@ public sealed class RespWriter
         }
     }
 
+    /// <summary>
+    /// How many error replies this writer has written: each <see cref="WriteError(string)"/>, <see cref="WriteBulkError"/>,
+    /// and each relayed reply that is an error. A server compares it before and after a command to tell whether it failed.
+    /// </summary>
+    public long ErrorCount { get; private set; }
+
     private bool IsResp3 => Version == RespVersion.Resp3;
 
     /// <summary>Writes <c>+text</c>. CR and LF, which a simple string cannot hold, are written as spaces.</summary>
@@ -80,12 +86,17 @@ public sealed class RespWriter
     public void WriteError(string message)
     {
         ArgumentNullException.ThrowIfNull(message);
+        ErrorCount++;
         WriteLine((byte)'-', message);
     }
 
     /// <summary>Writes <c>-message</c>. CR and LF are written as spaces.</summary>
     /// <param name="utf8Message">The error, UTF-8 encoded, starting with its code.</param>
-    public void WriteError(ReadOnlySpan<byte> utf8Message) => WriteLine((byte)'-', utf8Message);
+    public void WriteError(ReadOnlySpan<byte> utf8Message)
+    {
+        ErrorCount++;
+        WriteLine((byte)'-', utf8Message);
+    }
 
     /// <summary>
     /// Writes a binary-safe error: RESP3 <c>!len</c> and the bytes; RESP2 has none, so there it is a simple error
@@ -94,6 +105,7 @@ public sealed class RespWriter
     /// <param name="utf8Message">The error, starting with its code.</param>
     public void WriteBulkError(ReadOnlySpan<byte> utf8Message)
     {
+        ErrorCount++;
         if (IsResp3)
         {
             WriteBlob((byte)'!', utf8Message);
@@ -318,6 +330,21 @@ public sealed class RespWriter
             Output.Advance(chunk);
             resp = resp[chunk..];
         }
+    }
+
+    /// <summary>
+    /// Copies one whole reply that is already RESP-encoded (relayed from another server), counting it in
+    /// <see cref="ErrorCount"/> when it is an error.
+    /// </summary>
+    /// <param name="reply">The encoded reply.</param>
+    public void WriteRelayedReply(ReadOnlySpan<byte> reply)
+    {
+        if (!reply.IsEmpty && reply[0] is (byte)'-' or (byte)'!')
+        {
+            ErrorCount++;
+        }
+
+        WriteRaw(reply);
     }
 
     /// <summary>Whether bytes are a big number: an optional sign and at least one ASCII digit.</summary>

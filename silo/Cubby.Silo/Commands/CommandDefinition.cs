@@ -21,5 +21,11 @@ internal sealed record CommandDefinition(string Name, int Arity, CommandHandler 
     /// <summary>How the replies of its shares are merged when its keys live on several silos.</summary>
     public ReplyMerge Merge { get; init; }
 
+    /// <summary>The command's position in its <see cref="CommandTable"/>, which indexes its metrics.</summary>
+    public int Index { get; init; }
+
+    /// <summary>False for a wrapper around another command (CUBBY.FORWARD), whose inner command is what gets counted.</summary>
+    public bool Counted { get; init; } = true;
+
     public bool AcceptsArgumentCount(int count) => Arity >= 0 ? count == Arity : count >= -Arity;
 }

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Text;
 using Cubby.Resp;
 using Cubby.Silo.Cluster.Routing;
@@ -8,42 +9,64 @@ namespace Cubby.Silo.Commands;
 /// <summary>Finds a request's command, checks authentication and arity, and runs it.</summary>
 internal static class CommandDispatcher
 {
+    /// <summary>Runs the request and counts it (result and latency) in the session's tally.</summary>
     public static void Execute(ClientSession session, RespRequest request)
+    {
+        var started = Stopwatch.GetTimestamp();
+        var errorsBefore = session.Writer.ErrorCount;
+        var counted = Run(session, request);
+        if (counted < 0)
+        {
+            return;
+        }
+
+        if (session.HasDeferred)
+        {
+            // Its reply is written when the deferred part finishes; the connection counts it then.
+            session.TrackDeferred(counted, started, errorsBefore);
+        }
+        else
+        {
+            session.RecordCommand(counted, session.Writer.ErrorCount != errorsBefore, Stopwatch.GetTimestamp() - started);
+        }
+    }
+
+    /// <summary>Runs the request; returns the index its metrics are kept under, or -1 for a wrapper that is not counted.</summary>
+    private static int Run(ClientSession session, RespRequest request)
     {
         var command = session.Silo.Commands.Find(request[0]);
         if (command is null)
         {
             session.Writer.WriteError(UnknownCommand(request));
-            return;
+            return session.Silo.Metrics.UnknownIndex;
         }
 
         if (!session.IsAuthenticated && !command.AllowedBeforeAuth)
         {
             session.Writer.WriteError(ErrorText.NoAuth);
-            return;
         }
-
-        if (!command.AcceptsArgumentCount(request.Count))
+        else if (!command.AcceptsArgumentCount(request.Count))
         {
             session.Writer.WriteError(ErrorText.WrongArity(command.Name));
-            return;
         }
-
-        if (command.PeersOnly && !session.IsClusterPeer)
+        else if (command.PeersOnly && !session.IsClusterPeer)
         {
             session.Writer.WriteError(ErrorText.PeersOnly);
-            return;
-        }
-
-        session.LastCommand = command.Name;
-        if (command.FirstKey > 0)
-        {
-            KeyRouter.Execute(session, command, request);
         }
         else
         {
-            command.Handler(session, request);
+            session.LastCommand = command.Name;
+            if (command.FirstKey > 0)
+            {
+                KeyRouter.Execute(session, command, request);
+            }
+            else
+            {
+                command.Handler(session, request);
+            }
         }
+
+        return command.Counted ? command.Index : -1;
     }
 
     private static string UnknownCommand(RespRequest request)

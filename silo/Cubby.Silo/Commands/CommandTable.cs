@@ -18,9 +18,9 @@ internal sealed class CommandTable
 
     private CommandTable(IReadOnlyList<CommandDefinition> commands)
     {
-        All = commands;
+        All = [.. commands.Select(static (command, index) => command with { Index = index })];
         var byName = new Dictionary<string, CommandDefinition>(AsciiIgnoreCaseComparer.Instance);
-        foreach (var command in commands)
+        foreach (var command in All)
         {
             byName.Add(command.Name, command);
         }
@@ -101,7 +101,7 @@ internal sealed class CommandTable
         new("cubby.probe", 2, MembershipCommands.Probe, Internal) { PeersOnly = true },
         new("cubby.membership.changed", 1, MembershipCommands.Changed, Internal) { PeersOnly = true },
         new("cubby.membership", 3, MembershipCommands.Table, Internal) { PeersOnly = true },
-        new("cubby.forward", -5, PeerCommands.Forward, Internal) { PeersOnly = true },
+        new("cubby.forward", -5, PeerCommands.Forward, Internal) { PeersOnly = true, Counted = false },
         new("cubby.local", -2, PeerCommands.Local, Internal) { PeersOnly = true },
         new("cubby.slotkeys", -2, PeerCommands.SlotKeys, Internal) { PeersOnly = true },
         new("cubby.handoff", -3, HandoffCommands.Handoff, Internal) { PeersOnly = true },

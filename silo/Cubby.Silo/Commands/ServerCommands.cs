@@ -169,15 +169,7 @@ internal static class ServerCommands
         if (Wants("stats"))
         {
             var stats = silo.Statistics;
-            long expired = 0, evicted = 0;
-            for (var slot = 0; slot < silo.Catalog.SlotCount; slot++)
-            {
-                if (silo.Catalog.Find(slot) is { } grain)
-                {
-                    expired += grain.ExpiredCount;
-                    evicted += grain.EvictedCount;
-                }
-            }
+            var (expired, evicted) = silo.Catalog.RemovalTotals();
 
             text.Append("# Stats\r\n")
                 .Append(CultureInfo.InvariantCulture, $"total_connections_received:{stats.ConnectionsReceived}\r\n")

@@ -3,6 +3,8 @@ using Cubby.Silo.Cluster;
 using Cubby.Silo.Cluster.Handoff;
 using Cubby.Silo.Cluster.Links;
 using Cubby.Silo.Cluster.Membership;
+using Cubby.Silo.Dashboard;
+using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
@@ -44,6 +46,14 @@ public static class SiloHostingExtensions
         builder.Services.AddSingleton<ClusterCoordinator>();
         builder.Services.AddHostedService(static services => services.GetRequiredService<ClusterCoordinator>());
         builder.Services.AddHealthChecks();
+        builder.Services.AddMetrics();
+        builder.Services.AddSingleton<CubbyMeter>();
+        builder.Services.AddHostedService(static services => services.GetRequiredService<CubbyMeter>());
+        builder.Services.AddHostedService<SeriesSampler>();
+        builder.Services.AddSingleton<MembershipEventLog>();
+        builder.Services.AddHostedService(static services => services.GetRequiredService<MembershipEventLog>());
+        builder.Services.AddSingleton<DashboardGatherer>();
+        builder.Services.AddSingleton<DashboardAssets>();
         builder.Services.AddSingleton<IMemoryPoolFactory<byte>, LargeBlockMemoryPoolFactory>();
         builder.Services.AddOptions<HostOptions>().Configure<IOptions<SiloOptions>>((host, silo) => host.ShutdownTimeout = silo.Value.ShutdownTimeout);
         builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<SiloOptions>>((sockets, silo) =>
@@ -67,7 +77,11 @@ public static class SiloHostingExtensions
         return builder;
     }
 
-    /// <summary>Maps the silo's HTTP endpoints: <c>/health</c> and <c>/cluster</c> (the view, every silo's slots and entries).</summary>
+    /// <summary>
+    /// Maps the silo's HTTP endpoints: <c>/health</c>, <c>/cluster</c> (the view, every silo's slots and entries),
+    /// <c>/metrics</c> (Prometheus text format) and, unless <c>Cubby:Dashboard:Enabled</c> is false, the live cluster
+    /// dashboard at <c>/dashboard</c> with its JSON API at <c>/dashboard/api/cluster</c>.
+    /// </summary>
     /// <param name="app">The application.</param>
     /// <returns>The application.</returns>
     public static WebApplication MapCubbySilo(this WebApplication app)
@@ -76,6 +90,7 @@ public static class SiloHostingExtensions
         app.MapHealthChecks("/health");
         app.MapGet("/cluster", static async (SiloRuntime silo) =>
             Results.Json(await ClusterReport.GatherAsync(silo, null).ConfigureAwait(false), ClusterReportJson.Default.ClusterReport));
+        DashboardEndpoints.Map(app);
         return app;
     }
 

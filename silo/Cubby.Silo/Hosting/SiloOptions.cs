@@ -1,4 +1,5 @@
 using Cubby.Silo.Cluster;
+using Cubby.Silo.Dashboard;
 
 namespace Cubby.Silo.Hosting;
 
@@ -73,6 +74,9 @@ public sealed class SiloOptions
 
     /// <summary>Membership, failure detection, silo links and handoff (<c>Cubby:Clustering</c>).</summary>
     public ClusteringOptions Clustering { get; set; } = new();
+
+    /// <summary>The dashboard and <c>/metrics</c> on the HTTP port (<c>Cubby:Dashboard</c>).</summary>
+    public DashboardOptions Dashboard { get; set; } = new();
 
     /// <summary>How long a graceful shutdown may take, handing off every slot included.</summary>
     public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);

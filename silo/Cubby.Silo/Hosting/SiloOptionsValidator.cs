@@ -38,6 +38,8 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         Require(options.ShutdownTimeout > TimeSpan.Zero, $"Cubby:ShutdownTimeout must be positive (was {options.ShutdownTimeout}).");
 
         ValidateClustering(options, Require);
+        Require(options.Dashboard.Password is null || !string.IsNullOrWhiteSpace(options.Dashboard.Password), "Cubby:Dashboard:Password must not be empty or blank; remove it to serve the dashboard without a password.");
+        Require(!options.Dashboard.ProtectMetrics || options.Dashboard.Password is not null, "Cubby:Dashboard:ProtectMetrics needs Cubby:Dashboard:Password: /metrics is protected with that password.");
 
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }

@@ -47,6 +47,7 @@ internal sealed class SiloRuntime : IDisposable
         Links = links;
         Incoming = new HandoffReceiver(this, loggers.CreateLogger<HandoffReceiver>());
         Endpoints = endpoints;
+        Metrics = new CommandMetrics(Commands.All.Select(static command => command.Name), Options.SlotCount);
     }
 
     /// <summary>The listeners, for the port actually bound when <see cref="SiloOptions.RespPort"/> is 0 (INFO, CONFIG GET port).</summary>
@@ -78,6 +79,12 @@ internal sealed class SiloRuntime : IDisposable
     public CommandTable Commands { get; } = CommandTable.Create();
 
     public SiloStatistics Statistics { get; } = new();
+
+    /// <summary>Commands by name and result, their latencies, and operations per slot.</summary>
+    public CommandMetrics Metrics { get; }
+
+    /// <summary>The last minutes of activity, one point a second, for the dashboard.</summary>
+    public SiloSeries Series { get; } = new();
 
     public ClientRegistry Clients { get; } = new();
 

@@ -3,6 +3,7 @@ using System.Diagnostics;
 using System.IO.Pipelines;
 using Cubby.Resp;
 using Cubby.Silo.Commands;
+using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Hosting;
 
 namespace Cubby.Silo.Protocol;
@@ -15,6 +16,8 @@ internal sealed class ClientSession
     private ValueTask? _pending;
     private PipeReader? _input;
     private int _wakeRequested;
+    private readonly CommandTally _tally;
+    private (int Command, long Started, long ErrorsBefore)? _deferredCommand;
 
     public ClientSession(SiloRuntime silo, PipeWriter output, string remoteEndPoint)
     {
@@ -25,6 +28,7 @@ internal sealed class ClientSession
         IsAuthenticated = silo.Options.Password is null;
         ConnectedAt = silo.Time.GetUtcNow();
         PushedViewVersion = silo.Cluster.View?.Version ?? 0;
+        _tally = silo.Metrics.CreateTally();
     }
 
     public long Id { get; }
@@ -125,12 +129,36 @@ internal sealed class ClientSession
 
     public void Miss() => _misses++;
 
-    /// <summary>Moves this session's lookup counts to the silo's statistics once per batch, not once per command.</summary>
+    /// <summary>Counts one finished command in this session's tally (published with the batch).</summary>
+    public void RecordCommand(int command, bool failed, long elapsedTicks)
+    {
+        _tally.Record(command, failed, elapsedTicks);
+        if (Silo.Metrics.Duration is { Enabled: true } duration)
+        {
+            duration.Record((double)elapsedTicks / Stopwatch.Frequency);
+        }
+    }
+
+    /// <summary>Remembers a command whose reply is written by its deferred part, to count it once that finishes.</summary>
+    public void TrackDeferred(int command, long started, long errorsBefore) => _deferredCommand = (command, started, errorsBefore);
+
+    /// <summary>Counts the deferred command once its reply is written.</summary>
+    public void CompleteDeferred()
+    {
+        if (_deferredCommand is { } pending)
+        {
+            _deferredCommand = null;
+            RecordCommand(pending.Command, Writer.ErrorCount != pending.ErrorsBefore, Stopwatch.GetTimestamp() - pending.Started);
+        }
+    }
+
+    /// <summary>Moves this session's counts to the silo's statistics once per batch, not once per command.</summary>
     public void PublishStatistics(int commands)
     {
         LastActivity = Silo.Time.GetUtcNow();
         Silo.Statistics.AddCommands(commands);
         Silo.Statistics.AddLookups(_hits, _misses);
+        Silo.Metrics.Publish(_tally);
         _hits = 0;
         _misses = 0;
     }

@@ -73,6 +73,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                     // Replies before it go out now rather than wait with it.
                     await output.FlushAsync().ConfigureAwait(false);
                     await deferred.ConfigureAwait(false);
+                    session.CompleteDeferred();
                 }
 
                 ViewPushes.WriteIfDue(session);
@@ -94,6 +95,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         }
         finally
         {
+            session.PublishStatistics(0);
             silo.Clients.Remove(session);
             Log.ClientDisconnected(logger, session.Id);
             await input.CompleteAsync().ConfigureAwait(false);

@@ -13,13 +13,14 @@ internal static class KeyRouter
     public static void Execute(ClientSession session, CommandDefinition command, RespRequest request)
     {
         var cluster = session.Silo.Cluster;
+        var shardMap = session.Silo.Catalog.ShardMap;
         if (cluster.IsStandalone)
         {
+            session.Silo.Metrics.CountSlot(shardMap.SlotOf(request[command.FirstKey]));
             command.Handler(session, request);
             return;
         }
 
-        var shardMap = session.Silo.Catalog.ShardMap;
         if (command.FirstKey == command.LastKey)
         {
             var slot = shardMap.SlotOf(request[command.FirstKey]);
@@ -29,6 +30,7 @@ internal static class KeyRouter
                 return;
             }
 
+            session.Silo.Metrics.CountSlot(slot);
             try
             {
                 command.Handler(session, request);
@@ -72,6 +74,7 @@ internal static class KeyRouter
         {
             if (allHere)
             {
+                session.Silo.Metrics.CountSlot(shardMap.SlotOf(request[command.FirstKey]));
                 command.Handler(session, request);
             }
             else

@@ -73,7 +73,7 @@ internal sealed class MergedReply(ReplyMerge merge, int keyCount)
 
                 break;
             default:
-                writer.WriteRaw(_elements[0] ?? "+OK\r\n"u8);
+                writer.WriteRelayedReply(_elements[0] ?? "+OK\r\n"u8);
                 break;
         }
     }

@@ -1,4 +1,6 @@
+using System.Text.Json;
 using Cubby.Resp;
+using Cubby.Silo.Dashboard;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Protocol;
 
@@ -23,7 +25,10 @@ internal static class PeerCommands
         CommandDispatcher.Execute(session, request);
     }
 
-    /// <summary><c>CUBBY.LOCAL DBSIZE | FLUSHALL | KEYS pattern</c>: the same, over this silo's own slots only.</summary>
+    /// <summary>
+    /// <c>CUBBY.LOCAL DBSIZE | FLUSHALL | KEYS pattern</c>: the same, over this silo's own slots only;
+    /// <c>CUBBY.LOCAL STATS seconds</c>: this silo's numbers and last seconds of series for the dashboard, as JSON.
+    /// </summary>
     public static void Local(ClientSession session, RespRequest request)
     {
         var catalog = session.Silo.Catalog;
@@ -39,6 +44,17 @@ internal static class PeerCommands
         else if (Arguments.Is(request[1], "KEYS") && request.Count == 3)
         {
             MatchingKeys.WriteArray(session.Writer, LocalKeyspace.Keys(session.Silo, request[2].ToArray()));
+        }
+        else if (Arguments.Is(request[1], "STATS") && request.Count == 3)
+        {
+            if (!request.TryGetInt64(2, out var seconds) || seconds is < 0 or > SiloStats.MaxSeconds)
+            {
+                session.Writer.WriteError($"ERR CUBBY.LOCAL STATS takes a number of seconds from 0 to {SiloStats.MaxSeconds}");
+                return;
+            }
+
+            var stats = SiloStats.Of(session.Silo, (int)seconds);
+            session.Writer.WriteBulkString(JsonSerializer.SerializeToUtf8Bytes(stats, DashboardJson.Default.SiloStats));
         }
         else
         {

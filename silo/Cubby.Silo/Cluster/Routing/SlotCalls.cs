@@ -27,6 +27,7 @@ internal static class SlotCalls
                         session.Writer.WriteError(ErrorText.Fenced);
                         return;
                     case SlotRouteKind.Local when cluster.Slots.TryEnter(slot):
+                        silo.Metrics.CountSlot(slot);
                         try
                         {
                             command.Handler(session, request);
@@ -45,7 +46,7 @@ internal static class SlotCalls
                         {
                             using (reply)
                             {
-                                session.Writer.WriteRaw(reply.Span);
+                                session.Writer.WriteRelayedReply(reply.Span);
                             }
 
                             return;

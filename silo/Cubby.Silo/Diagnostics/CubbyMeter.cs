@@ -1,0 +1,70 @@
+using System.Diagnostics.Metrics;
+using Cubby.Silo.Hosting;
+
+namespace Cubby.Silo.Diagnostics;
+
+/// <summary>
+/// The silo's <see cref="System.Diagnostics.Metrics"/> instruments, on the meter named <see cref="Name"/> (subscribe to
+/// it by name: OpenTelemetry's <c>AddMeter("Cubby")</c>, <c>dotnet-counters monitor --counters Cubby</c>). Apart from
+/// the latency histogram they are observable: they read counters the silo keeps anyway when a listener collects, so
+/// serving a command costs no instrument call.
+/// </summary>
+internal sealed class CubbyMeter : IHostedService, IDisposable
+{
+    /// <summary>The meter's name.</summary>
+    public const string Name = "Cubby";
+
+    private readonly Meter _meter;
+    private readonly SiloRuntime _silo;
+
+    public CubbyMeter(IMeterFactory meters, SiloRuntime silo)
+    {
+        _silo = silo;
+        _meter = meters.Create(Name);
+        var statistics = silo.Statistics;
+        _meter.CreateObservableCounter("cubby.commands", ObserveCommands, "{command}", "Commands run, by command and result (ok or error).");
+        _meter.CreateObservableCounter("cubby.hits", () => statistics.Hits, "{lookup}", "Key lookups that found the key.");
+        _meter.CreateObservableCounter("cubby.misses", () => statistics.Misses, "{lookup}", "Key lookups that did not find the key.");
+        _meter.CreateObservableCounter("cubby.evictions", () => silo.Catalog.RemovalTotals().Evicted, "{entry}", "Entries removed to stay within the memory budget.");
+        _meter.CreateObservableCounter("cubby.expirations", () => silo.Catalog.RemovalTotals().Expired, "{entry}", "Entries removed because they expired.");
+        _meter.CreateObservableGauge("cubby.entries", () => silo.Catalog.Count(), "{entry}", "Entries this silo holds.");
+        _meter.CreateObservableGauge("cubby.memory.used", () => silo.Catalog.Budget.Used, "By", "Bytes of entries charged to the memory budget.");
+        _meter.CreateObservableCounter("cubby.handoff.slots", ObserveHandoffs, "{slot}", "Slots handed to other silos (direction=sent) and taken over from them (direction=received).");
+        _meter.CreateObservableCounter("cubby.forwarded", () => statistics.ForwardedCalls, "{call}", "Calls forwarded to the silo that has their slot.");
+        _meter.CreateObservableUpDownCounter("cubby.connections", () => (long)silo.Clients.Count, "{connection}", "Open RESP connections, clients and peer silos.");
+        silo.Metrics.Duration = _meter.CreateHistogram<double>("cubby.command.duration", "s", "How long commands take in the silo, from parsed request to written reply.");
+    }
+
+    /// <summary>Nothing to start: the instruments exist once the meter is built, which hosting it makes happen at start.</summary>
+    public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public void Dispose()
+    {
+        _silo.Metrics.Duration = null;
+        _meter.Dispose();
+    }
+
+    private IEnumerable<Measurement<long>> ObserveCommands()
+    {
+        var metrics = _silo.Metrics;
+        for (var command = 0; command < metrics.Names.Count; command++)
+        {
+            foreach (var failed in (bool[])[false, true])
+            {
+                var count = metrics.Count(command, failed);
+                if (count != 0)
+                {
+                    yield return new Measurement<long>(count, new("command", metrics.Names[command]), new("result", failed ? "error" : "ok"));
+                }
+            }
+        }
+    }
+
+    private IEnumerable<Measurement<long>> ObserveHandoffs()
+    {
+        yield return new Measurement<long>(_silo.Statistics.SlotsHandedOff, new KeyValuePair<string, object?>("direction", "sent"));
+        yield return new Measurement<long>(_silo.Statistics.SlotsReceived, new KeyValuePair<string, object?>("direction", "received"));
+    }
+}

@@ -27,12 +27,7 @@ internal sealed record ClusterReport(
     {
         var cluster = silo.Cluster;
         var view = cluster.View;
-        var owned = new Dictionary<string, int>(StringComparer.Ordinal);
-        for (var slot = 0; view is not null && slot < view.SlotCount; slot++)
-        {
-            var owner = view.OwnerOf(slot).Id;
-            owned[owner] = owned.GetValueOrDefault(owner) + 1;
-        }
+        var owned = cluster.CountOwnedSlots();
 
         var rows = cluster.Members?.Entries.Select(row => row.Entry).ToList() ?? [];
         var entries = await Task.WhenAll(rows.Select(row => CountEntriesAsync(silo, asker, row))).ConfigureAwait(false);

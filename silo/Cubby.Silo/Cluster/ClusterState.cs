@@ -34,6 +34,20 @@ internal sealed class ClusterState
     /// <summary>The current view; null until this silo has joined.</summary>
     public ClusterView? View => Volatile.Read(ref _view);
 
+    /// <summary>How many slots each silo of the current view owns, by silo id (empty before the first view).</summary>
+    public Dictionary<string, int> CountOwnedSlots()
+    {
+        var view = View;
+        var owned = new Dictionary<string, int>(StringComparer.Ordinal);
+        for (var slot = 0; view is not null && slot < view.SlotCount; slot++)
+        {
+            var owner = view.OwnerOf(slot).Id;
+            owned[owner] = owned.GetValueOrDefault(owner) + 1;
+        }
+
+        return owned;
+    }
+
     /// <summary>The membership table as last read; null until this silo has joined.</summary>
     public MembershipSnapshot? Members => Volatile.Read(ref _members);
 

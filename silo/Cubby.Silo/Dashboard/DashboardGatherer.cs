@@ -21,12 +21,7 @@ internal sealed class DashboardGatherer(SiloRuntime silo, MembershipEventLog eve
     {
         var cluster = silo.Cluster;
         var view = cluster.View;
-        var owned = new Dictionary<string, int>(StringComparer.Ordinal);
-        for (var slot = 0; view is not null && slot < view.SlotCount; slot++)
-        {
-            var owner = view.OwnerOf(slot).Id;
-            owned[owner] = owned.GetValueOrDefault(owner) + 1;
-        }
+        var owned = cluster.CountOwnedSlots();
 
         var rows = cluster.Members?.Entries.Select(static row => row.Entry).ToList() ?? [];
         var stats = await Task.WhenAll(rows.Select(row => StatsOfAsync(row, seconds, cancellationToken))).ConfigureAwait(false);

@@ -78,6 +78,12 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         };
     }
 
+    public ValueTask<KeyOwner> GetOwnerAsync(string key, CancellationToken cancellationToken = default)
+    {
+        CheckKey(key);
+        return _router.OwnerOfAsync(key, cancellationToken);
+    }
+
     public void Dispose()
     {
         if (_disposed.IsCancellationRequested)

@@ -9,6 +9,13 @@ public sealed class CubbyClientOptions
     /// <summary>The configuration section these options bind from.</summary>
     public const string SectionName = "Cubby:Client";
 
+    /// <summary>
+    /// The connection string read besides the section (<c>ConnectionStrings:cubby</c>), as orchestrators hand one to an
+    /// app: seed silos as <c>host:port</c> separated by commas, optionally with <c>password=...</c>. Its endpoints are
+    /// added to <see cref="Endpoints"/>; its password is used unless <see cref="Password"/> is set.
+    /// </summary>
+    public const string ConnectionStringName = "cubby";
+
     /// <summary>Seed silos as <c>host:port</c>; the client reads the cluster view from the first that answers.</summary>
     public IList<string> Endpoints { get; } = new List<string>();
 

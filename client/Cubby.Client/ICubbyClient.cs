@@ -61,6 +61,16 @@ public interface ICubbyClient
     /// <returns>Null when there is no such entry; <see cref="Timeout.InfiniteTimeSpan"/> when it never expires.</returns>
     ValueTask<TimeSpan?> GetTimeToLiveAsync(string key, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// Which silo owns a key in the cluster view this client routes by, reading the view first when the client has
+    /// none yet. Nothing is sent about the key itself.
+    /// </summary>
+    /// <param name="key">The key.</param>
+    /// <param name="cancellationToken">Cancels the wait for the first view.</param>
+    /// <returns>The key's slot, its owner and the view's version.</returns>
+    /// <exception cref="CubbyConnectionException">No view was read: no silo answered.</exception>
+    ValueTask<KeyOwner> GetOwnerAsync(string key, CancellationToken cancellationToken = default);
+
     /// <summary>Serializes and stores an object.</summary>
     /// <typeparam name="T">The object's type.</typeparam>
     /// <param name="key">The key.</param>

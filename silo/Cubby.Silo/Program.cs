@@ -18,8 +18,12 @@ if (args is ["migrate", ..])
 }
 
 var builder = WebApplication.CreateSlimBuilder(args);
+builder.AddServiceDefaults();
 builder.AddCubbySilo();
 var app = builder.Build();
 app.MapCubbySilo();
+
+// MapCubbySilo serves /health (every check, the silo's and the defaults' alike); the defaults add /alive.
+app.MapAliveEndpoint();
 await app.RunAsync().ConfigureAwait(false);
 return 0;

@@ -16,7 +16,8 @@ namespace Microsoft.Extensions.DependencyInjection;
 public static class CubbyServiceCollectionExtensions
 {
     /// <summary>
-    /// Adds <see cref="ICubbyClient"/>, configured from the <c>Cubby:Client</c> configuration section and then by
+    /// Adds <see cref="ICubbyClient"/>, configured from the <c>Cubby:Client</c> configuration section and the
+    /// <c>ConnectionStrings:cubby</c> connection string (<see cref="CubbyClientOptions.ConnectionStringName"/>), then by
     /// <paramref name="configure"/>, validated when the host starts.
     /// </summary>
     /// <param name="services">The services.</param>
@@ -30,7 +31,7 @@ public static class CubbyServiceCollectionExtensions
         // Bound from configuration when the host has one; a bare service collection (a console tool) may not.
         services.AddSingleton<IConfigureOptions<CubbyClientOptions>>(provider => new ConfigureNamedOptions<CubbyClientOptions>(
             Options.Options.DefaultName,
-            o => provider.GetService<IConfiguration>()?.GetSection(CubbyClientOptions.SectionName).Bind(o)));
+            o => BindConfiguration(provider.GetService<IConfiguration>(), o)));
         if (configure is not null)
         {
             options.Configure(configure);
@@ -71,5 +72,19 @@ public static class CubbyServiceCollectionExtensions
         services.AddSingleton<IDistributedCache>(provider => provider.GetRequiredService<CubbyDistributedCache>());
         services.TryAddSingleton<IBufferDistributedCache>(provider => provider.GetRequiredService<CubbyDistributedCache>());
         return services;
+    }
+
+    private static void BindConfiguration(IConfiguration? configuration, CubbyClientOptions options)
+    {
+        if (configuration is null)
+        {
+            return;
+        }
+
+        configuration.GetSection(CubbyClientOptions.SectionName).Bind(options);
+        if (configuration.GetConnectionString(CubbyClientOptions.ConnectionStringName) is { Length: > 0 } connectionString)
+        {
+            CubbyConnectionString.ApplyTo(options, connectionString);
+        }
     }
 }

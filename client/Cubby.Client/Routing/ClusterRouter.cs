@@ -50,6 +50,22 @@ internal sealed partial class ClusterRouter : IConnectionObserver, IDisposable
         }
     }
 
+    /// <summary>The owner of <paramref name="key"/> in the view in use, waiting for the first read of the view if need be.</summary>
+    public async ValueTask<KeyOwner> OwnerOfAsync(string key, CancellationToken cancellationToken)
+    {
+        var routes = _routes;
+        if (routes is null)
+        {
+            var cycle = _refresher.Request();
+            await cycle.Completed.WaitAsync(cancellationToken).ConfigureAwait(false);
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            routes = _routes ?? throw cycle.Failure!;
+        }
+
+        var slot = routes.ShardMap.SlotOf(key);
+        return new KeyOwner(slot, routes.View.OwnerOf(slot), routes.View.Version);
+    }
+
     /// <summary>A push: installed when newer than the view in use. Never blocks: it runs on a reader thread.</summary>
     public void OnView(ClusterView view) => Install(view, onlyIfNewer: true);
 

@@ -1,0 +1,23 @@
+namespace Cubby.AppHost.Resources;
+
+/// <summary>One silo: RESP and HTTP on free loopback ports, health at <c>/health</c>.</summary>
+internal sealed class SiloResource(string name, string assemblyPath, DevContext context) : DotnetResource(name, assemblyPath, context)
+{
+    public const string Host = "127.0.0.1";
+
+    public int RespPort { get; } = FreePort.Next();
+
+    public int HttpPort { get; } = FreePort.Next();
+
+    public string RespEndpoint => $"{Host}:{RespPort}";
+
+    public override StopStage StopStage => StopStage.Cluster;
+
+    protected override Uri HealthUrl => new($"http://{Host}:{HttpPort}/health");
+
+    protected override IEnumerable<string> Arguments =>
+        ["--Cubby:Host", Host, "--Cubby:RespPort", $"{RespPort}", "--Cubby:HttpPort", $"{HttpPort}"];
+
+    public override string Describe() =>
+        $"pid={string.Join(',', ProcessIds)} resp={RespEndpoint} http=http://{Host}:{HttpPort} dashboard=http://{Host}:{HttpPort}/dashboard";
+}

@@ -1,0 +1,15 @@
+namespace Cubby.SampleWeb;
+
+/// <summary>The home page: what this app serves.</summary>
+internal static class HomePage
+{
+    public static string Describe() =>
+        """
+        Cubby sample web app
+
+        GET /primes/{limit}  primes up to limit (2..50000000), computed once and cached in Cubby as primes:{limit}
+        GET /visits          visits in this session; the session lives in Cubby (IDistributedCache)
+        GET /owner/{key}     which silo owns a key, and its slot
+        GET /health          health checks; /alive for liveness only
+        """;
+}

@@ -4,6 +4,8 @@ using Microsoft.AspNetCore.Diagnostics.HealthChecks;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Console;
 
 #pragma warning disable IDE0130 // Extension methods live in the hosting namespace, where callers already look for them.
 namespace Microsoft.Extensions.Hosting;
@@ -30,6 +32,12 @@ public static class ServiceDefaultsExtensions
     {
         ArgumentNullException.ThrowIfNull(builder);
         builder.Services.AddHealthChecks().AddCheck("self", static () => HealthCheckResult.Healthy(), [LivenessTag]);
+
+        // Structured logs without a collector: Logging:Console:FormatterName=json (the slim builder only knows "simple").
+        if (string.Equals(builder.Configuration["Logging:Console:FormatterName"], ConsoleFormatterNames.Json, StringComparison.OrdinalIgnoreCase))
+        {
+            builder.Logging.AddJsonConsole();
+        }
         Telemetry.Add(builder);
         return builder;
     }

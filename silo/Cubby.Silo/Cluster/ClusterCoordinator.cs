@@ -111,7 +111,7 @@ internal sealed partial class ClusterCoordinator(
             Reassign(self.SiloId, previous, view, live);
             _view = view;
             silo.Cluster.Publish(self.SiloId, snapshot, view);
-            Log.ViewChanged(logger, view.Version, view.Silos.Count, CountOwned(view, self.SiloId));
+            Log.ViewChanged(logger, view.Version, view.Silos.Count, ClusterState.CountOwnedSlots(view).GetValueOrDefault(self.SiloId));
         }
 
         DropLinksToDeadSilos(snapshot);
@@ -185,17 +185,6 @@ internal sealed partial class ClusterCoordinator(
     {
         var others = view.Silos.Where(s => s.Id != siloId).ToArray();
         return others.Length == 0 ? null : new ClusterView(view.Version - 1, view.SlotCount, others);
-    }
-
-    private static int CountOwned(ClusterView view, string siloId)
-    {
-        var owned = 0;
-        for (var slot = 0; slot < view.SlotCount; slot++)
-        {
-            owned += view.OwnerOf(slot).Id == siloId ? 1 : 0;
-        }
-
-        return owned;
     }
 
     private async Task WaitForSlotsToLeaveAsync(DateTimeOffset deadline, CancellationToken cancellationToken)

@@ -27,7 +27,7 @@ internal sealed record ClusterReport(
     {
         var cluster = silo.Cluster;
         var view = cluster.View;
-        var owned = cluster.CountOwnedSlots();
+        var owned = ClusterState.CountOwnedSlots(view);
 
         var rows = cluster.Members?.Entries.Select(row => row.Entry).ToList() ?? [];
         var entries = await Task.WhenAll(rows.Select(row => CountEntriesAsync(silo, asker, row))).ConfigureAwait(false);

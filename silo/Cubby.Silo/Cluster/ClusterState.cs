@@ -34,10 +34,9 @@ internal sealed class ClusterState
     /// <summary>The current view; null until this silo has joined.</summary>
     public ClusterView? View => Volatile.Read(ref _view);
 
-    /// <summary>How many slots each silo of the current view owns, by silo id (empty before the first view).</summary>
-    public Dictionary<string, int> CountOwnedSlots()
+    /// <summary>How many slots each silo of <paramref name="view"/> owns, by silo id (empty without a view).</summary>
+    public static Dictionary<string, int> CountOwnedSlots(ClusterView? view)
     {
-        var view = View;
         var owned = new Dictionary<string, int>(StringComparer.Ordinal);
         for (var slot = 0; view is not null && slot < view.SlotCount; slot++)
         {

@@ -3,6 +3,7 @@ using System.Text.Json;
 using Cubby.Client;
 using Cubby.Client.Connections;
 using Cubby.Resp;
+using Cubby.Silo.Cluster;
 using Cubby.Silo.Cluster.Membership;
 using Cubby.Silo.Hosting;
 
@@ -21,7 +22,7 @@ internal sealed class DashboardGatherer(SiloRuntime silo, MembershipEventLog eve
     {
         var cluster = silo.Cluster;
         var view = cluster.View;
-        var owned = cluster.CountOwnedSlots();
+        var owned = ClusterState.CountOwnedSlots(view);
 
         var rows = cluster.Members?.Entries.Select(static row => row.Entry).ToList() ?? [];
         var stats = await Task.WhenAll(rows.Select(row => StatsOfAsync(row, seconds, cancellationToken))).ConfigureAwait(false);

@@ -2,6 +2,7 @@ using System.Diagnostics.Metrics;
 using Cubby.Tests.Client;
 using Cubby.Tests.Infrastructure;
 using Cubby.Tests.Silo;
+using Microsoft.Extensions.DependencyInjection;
 
 namespace Cubby.Tests.Metrics;
 
@@ -84,10 +85,13 @@ public sealed class MetricsEndpointTests(SharedSiloFixture fixture) : IClassFixt
         RespAssert.Error("ERR wrong number of arguments", await client.CallAsync("GET"));
 
         var seen = new Dictionary<string, long>();
+
+        // Other tests run silos in this process too, each with a Cubby meter of its own: listen to this silo's only.
+        var meters = fixture.Silo.Services.GetRequiredService<IMeterFactory>();
         using var listener = new MeterListener();
         listener.InstrumentPublished = (instrument, l) =>
         {
-            if (instrument.Meter.Name == "Cubby" && instrument.Name is "cubby.commands" or "cubby.entries")
+            if (instrument.Meter.Name == "Cubby" && instrument.Meter.Scope == meters && instrument.Name is "cubby.commands" or "cubby.entries")
             {
                 l.EnableMeasurementEvents(instrument);
             }

@@ -8,7 +8,7 @@ internal enum WriteCondition
     IfPresent,
 }
 
-/// <summary>What <see cref="ShardGrain.Set{TReader}"/> did.</summary>
+/// <summary>What <see cref="Shard.Set{TReader}"/> did.</summary>
 internal enum SetStatus
 {
     NotStored,

@@ -1,121 +1,277 @@
-using Cubby.Grains.Capacity;
+using System.Buffers;
+using Cubby.Grains.Placement;
 using Cubby.Grains.Storage;
+using Cubby.Resp;
+using Cubby.Sharding;
+using Cubby.Text;
+using Microsoft.Extensions.Logging;
+using Orleans.Runtime;
+using Orleans.Runtime.Placement;
 
 namespace Cubby.Grains;
 
 /// <summary>
-/// The grain that owns one slot's entries. Every public method is one turn: it runs under the grain's exclusive
-/// lock, so a read and its slide, a compare-and-set or an increment can never interleave with another call.
-/// Calls run on the caller's thread; there is no queue hop on the hot path.
+/// The Orleans grain of one shard. It holds the shard's <see cref="Shard"/> (the entries) for as long as it is active:
+/// never collected while its silo runs, carried along when it migrates to another silo (its entries in
+/// <see cref="MigrationChunkBytes"/> chunks), and moved off its silo before that silo stops. Calls run one turn at a
+/// time; the shard's own lock also admits the local RESP front door (see <see cref="Shard.TryEnterTurn"/>).
 /// </summary>
-internal sealed partial class ShardGrain : IDisposable
+[KeepAlive]
+[ShardPlacement]
+[GrainType(GrainTypeName)]
+internal sealed partial class ShardGrain(
+    ShardCatalog catalog,
+    ShardHomes homes,
+    IShardCommandExecutor commands,
+    ILogger<ShardGrain> logger) : Grain, IShardGrain, IGrainMigrationParticipant, IRemindable
 {
-    private readonly Lock _turn = new();
-    private readonly IEntryStore _store;
-    private readonly MemoryBudget _budget;
-    private readonly TimeProvider _time;
-    private readonly int _maxValueBytes;
-    private long _expired;
-    private long _evicted;
-    private bool _disposed;
+    /// <summary>The grain type's name, stable across versions: the directory and reminders know shards by it.</summary>
+    public const string GrainTypeName = "cubby-shard";
 
-    public ShardGrain(int slot, IEntryStore store, MemoryBudget budget, TimeProvider time, int maxValueBytes)
+    /// <summary>Entry bytes per chunk of a migrating shard.</summary>
+    public const int MigrationChunkBytes = 1 << 20;
+
+    private const string SweepReminder = "sweep";
+    private const string ChunkCountKey = "cubby.chunks";
+
+    private Shard? _shard;
+
+    private int Id => checked((int)this.GetPrimaryKeyLong());
+
+    private Shard Entries => _shard ?? throw new InvalidOperationException($"Shard {Id} is not active.");
+
+    public override async Task OnActivateAsync(CancellationToken cancellationToken)
     {
-        Slot = slot;
-        _store = store;
-        _budget = budget;
-        _time = time;
-        _maxValueBytes = maxValueBytes;
+        _shard ??= catalog.CreateDetached(Id);
+        catalog.Attach(Id, _shard);
+        try
+        {
+            var interval = catalog.Settings.FullSweepInterval;
+            if (await this.GetReminder(SweepReminder, cancellationToken).ConfigureAwait(true) is null)
+            {
+                await this.RegisterOrUpdateReminder(SweepReminder, interval, interval, cancellationToken).ConfigureAwait(true);
+            }
+        }
+        catch (Exception exception) when (exception is not OperationCanceledException)
+        {
+            // Without reminders the active expiry cycle still removes expired entries; only the full sweep is missing.
+            LogNoSweepReminder(logger, exception, Id);
+        }
     }
 
-    public int Slot { get; }
-
-    /// <summary>Entries held, including expired ones not yet collected.</summary>
-    public int Count
+    public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
     {
-        get
+        if (reason.ReasonCode == DeactivationReasonCode.ShuttingDown)
         {
-            lock (_turn)
+            // Carries the entries to another silo instead of dropping them with this one.
+            this.MigrateOnIdle();
+        }
+
+        if (_shard is { } shard)
+        {
+            shard.Close();
+            catalog.Detach(Id, shard);
+            if (reason.ReasonCode is not (DeactivationReasonCode.ShuttingDown or DeactivationReasonCode.Migrating))
             {
-                return _store.Count;
+                LogDropped(logger, Id, shard.Count, reason.ToString());
+                shard.Dispose();
+                _shard = null;
+            }
+        }
+
+        return Task.CompletedTask;
+    }
+
+    public void OnDehydrate(IDehydrationContext dehydrationContext)
+    {
+        if (_shard is not { } shard)
+        {
+            return;
+        }
+
+        var cursor = 0;
+        var chunks = 0;
+        var chunk = new ArrayBufferWriter<byte>();
+        while (shard.WriteChunk(ref cursor, MigrationChunkBytes, chunk))
+        {
+            dehydrationContext.AddBytes(ChunkKey(chunks++), chunk.WrittenSpan);
+            chunk.ResetWrittenCount();
+        }
+
+        dehydrationContext.TryAddValue(ChunkCountKey, chunks);
+        LogDehydrated(logger, Id, shard.Count, chunks);
+        shard.Dispose();
+        _shard = null;
+    }
+
+    public void OnRehydrate(IRehydrationContext rehydrationContext)
+    {
+        var shard = catalog.CreateDetached(Id);
+        if (rehydrationContext.TryGetValue<int>(ChunkCountKey, out var chunks))
+        {
+            for (var i = 0; i < chunks; i++)
+            {
+                if (rehydrationContext.TryGetBytes(ChunkKey(i), out var chunk))
+                {
+                    shard.Install(chunk.IsSingleSegment ? chunk.FirstSpan : chunk.ToArray(), catalog.Evictor);
+                }
+            }
+        }
+
+        _shard = shard;
+    }
+
+    public Task ReceiveReminder(string reminderName, TickStatus status)
+    {
+        if (reminderName == SweepReminder)
+        {
+            Entries.RemoveAllExpired();
+        }
+
+        return Task.CompletedTask;
+    }
+
+    public ValueTask<byte[]> Execute(byte[] command, RespVersion protocol) =>
+        ValueTask.FromResult(commands.Execute(Entries, command, protocol));
+
+    public ValueTask<ShardEntry?> Get(byte[] key, bool slide)
+    {
+        var capture = default(EntryCapture);
+        Entries.Read(key, slide, ref capture);
+        return ValueTask.FromResult(capture.Entry);
+    }
+
+    public ValueTask<ShardEntry?[]> GetMany(byte[][] keys, bool slide)
+    {
+        var shard = Entries;
+        var entries = new ShardEntry?[keys.Length];
+        for (var i = 0; i < keys.Length; i++)
+        {
+            var capture = default(EntryCapture);
+            shard.Read(keys[i], slide, ref capture);
+            entries[i] = capture.Entry;
+        }
+
+        return ValueTask.FromResult(entries);
+    }
+
+    public ValueTask<WriteOutcome> Set(byte[] key, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition) =>
+        ValueTask.FromResult(Write(Entries, key, value, expiry, flags, condition));
+
+    public ValueTask<WriteOutcome[]> SetMany(byte[][] keys, byte[][] values, ShardExpiry expiry, CacheEntryFlags flags)
+    {
+        if (keys.Length != values.Length)
+        {
+            throw new ArgumentException($"SetMany needs one value per key, but got {keys.Length} keys and {values.Length} values.", nameof(values));
+        }
+
+        var shard = Entries;
+        var outcomes = new WriteOutcome[keys.Length];
+        for (var i = 0; i < keys.Length; i++)
+        {
+            outcomes[i] = Write(shard, keys[i], values[i], expiry, flags, ShardWriteCondition.Always);
+        }
+
+        return ValueTask.FromResult(outcomes);
+    }
+
+    public ValueTask<bool> Refresh(byte[] key) => ValueTask.FromResult(Entries.Refresh(key));
+
+    public ValueTask<int> Remove(byte[][] keys)
+    {
+        var shard = Entries;
+        var removed = 0;
+        foreach (var key in keys)
+        {
+            removed += shard.Remove(key) ? 1 : 0;
+        }
+
+        return ValueTask.FromResult(removed);
+    }
+
+    public ValueTask<long> TimeToLive(byte[] key) =>
+        ValueTask.FromResult(Entries.TryGetMetadata(key, out var metadata, out var now) ? metadata.TimeToLive(now) : -2);
+
+    public ValueTask<long> Increment(byte[] key, long delta)
+    {
+        catalog.EnsureRoom(key.Length, Text.RedisNumber.MaxInt64Length);
+        return Entries.IncrementBy(key, delta, out var result) switch
+        {
+            UpdateStatus.Ok => ValueTask.FromResult(result),
+            UpdateStatus.NotInteger => throw new InvalidOperationException("The value is not an integer or out of range."),
+            UpdateStatus.Overflow => throw new InvalidOperationException("The increment would overflow."),
+            _ => throw new Sharding.CubbyOutOfMemoryException(),
+        };
+    }
+
+    public ValueTask<byte[][]> Keys(byte[]? pattern)
+    {
+        var sink = new KeyCollector(pattern);
+        Entries.VisitKeys(ref sink);
+        return ValueTask.FromResult(sink.Keys.ToArray());
+    }
+
+    public ValueTask<ShardCounts> Count()
+    {
+        var shard = Entries;
+        return ValueTask.FromResult(new ShardCounts(shard.Count, shard.CountWithExpiry()));
+    }
+
+    public ValueTask<int> Clear() => ValueTask.FromResult(Entries.Clear());
+
+    public ValueTask<bool> MoveHome()
+    {
+        var home = homes.HomeOf(Id);
+        if (home.Equals(homes.Self))
+        {
+            return ValueTask.FromResult(false);
+        }
+
+        RequestContext.Set(IPlacementDirector.PlacementHintKey, home);
+        this.MigrateOnIdle();
+        return ValueTask.FromResult(true);
+    }
+
+    private static string ChunkKey(int index) => "cubby.chunk." + index.ToString(System.Globalization.CultureInfo.InvariantCulture);
+
+    private WriteOutcome Write(Shard shard, byte[] key, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition)
+    {
+        if (!catalog.EnsureRoom(key.Length, value.Length))
+        {
+            throw new Sharding.CubbyOutOfMemoryException();
+        }
+
+        var none = default(NoReader);
+        var request = new SetRequest((WriteCondition)condition, new ExpirySpec(expiry.ExpiresAt, expiry.SlidingWindow), (uint)flags);
+        return shard.Set(key, value, request, ref none) switch
+        {
+            SetStatus.Created => WriteOutcome.Created,
+            SetStatus.Updated => WriteOutcome.Updated,
+            SetStatus.NotStored => WriteOutcome.NotStored,
+            _ => throw new Sharding.CubbyOutOfMemoryException(),
+        };
+    }
+
+    /// <summary>Collects keys matching a pattern inside the shard's turn.</summary>
+    private struct KeyCollector(byte[]? pattern) : IKeySink
+    {
+        public List<byte[]> Keys { get; } = [];
+
+        public readonly void Add(ReadOnlySpan<byte> key)
+        {
+            if (pattern is null || GlobPattern.IsMatch(pattern, key))
+            {
+                Keys.Add(key.ToArray());
             }
         }
     }
 
-    public long UsedBytes
-    {
-        get
-        {
-            lock (_turn)
-            {
-                return _store.UsedBytes;
-            }
-        }
-    }
+    [LoggerMessage(EventId = 3001, Level = LogLevel.Warning, Message = "Shard {Shard} could not register its full-sweep reminder; expired entries are still removed by the active expiry cycle and on access")]
+    private static partial void LogNoSweepReminder(ILogger logger, Exception exception, int shard);
 
-    /// <summary>Entries removed because they expired.</summary>
-    public long ExpiredCount => Volatile.Read(ref _expired);
+    [LoggerMessage(EventId = 3002, Level = LogLevel.Warning, Message = "Shard {Shard} deactivated without migrating ({Reason}); its {Entries} entries were dropped")]
+    private static partial void LogDropped(ILogger logger, int shard, int entries, string reason);
 
-    /// <summary>Entries removed to stay within the memory budget.</summary>
-    public long EvictedCount => Volatile.Read(ref _evicted);
-
-    /// <summary>
-    /// Holds this grain's turn across several calls, for commands that must be atomic over several slots (MSETNX).
-    /// Turns are re-entrant on the holding thread. Callers take several grains in ascending slot order.
-    /// </summary>
-    public void EnterTurn() => _turn.Enter();
-
-    /// <summary>Releases a turn taken with <see cref="EnterTurn"/>.</summary>
-    public void ExitTurn() => _turn.Exit();
-
-    /// <summary>
-    /// Releases the grain's bytes from the shared budget and frees its store. A caller still holding the grain (it was
-    /// detached or replaced meanwhile) gets <see cref="ObjectDisposedException"/> from any call on a key, never a
-    /// write into a store that is gone.
-    /// </summary>
-    public void Dispose()
-    {
-        lock (_turn)
-        {
-            if (_disposed)
-            {
-                return;
-            }
-
-            _disposed = true;
-            _budget.Release(_store.UsedBytes);
-            _store.Dispose();
-        }
-    }
-
-    private long Now() => _time.GetUtcNow().ToUnixTimeMilliseconds();
-
-    /// <summary>The index of a live entry; an expired one is removed on the way (lazy expiry).</summary>
-    private int FindLive(ReadOnlySpan<byte> key, long now)
-    {
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        var index = _store.IndexOf(key);
-        if (index >= 0 && _store.MetadataAt(index).IsExpiredAt(now))
-        {
-            RemoveEntry(index);
-            _expired++;
-            return -1;
-        }
-
-        return index;
-    }
-
-    /// <summary>What replacing the value at <paramref name="index"/> with one of <paramref name="newLength"/> bytes adds to the budget.</summary>
-    private long GrowthOf(int index, int newLength)
-    {
-        var keyLength = _store.KeyAt(index).Length;
-        return _store.SizeOf(keyLength, newLength) - _store.SizeOf(keyLength, _store.ValueAt(index).Length);
-    }
-
-    private void RemoveEntry(int index)
-    {
-        var bytes = _store.SizeOf(_store.KeyAt(index).Length, _store.ValueAt(index).Length);
-        _store.RemoveAt(index);
-        _budget.Release(bytes);
-    }
+    [LoggerMessage(EventId = 3003, Level = LogLevel.Debug, Message = "Shard {Shard} is migrating with {Entries} entries in {Chunks} chunks")]
+    private static partial void LogDehydrated(ILogger logger, int shard, int entries, int chunks);
 }

@@ -4,7 +4,7 @@ namespace Cubby.Grains.Capacity;
 /// Makes room in the memory budget before a write by evicting from grains, one grain's turn at a time, so it never
 /// holds two turns and cannot deadlock with writers.
 /// </summary>
-internal sealed class Evictor(ShardGrainCatalog catalog)
+internal sealed class Evictor(ShardCatalog catalog)
 {
     /// <summary>Evicts until <paramref name="bytes"/> fit in the budget; false when the store is empty and they still do not.</summary>
     public bool MakeRoom(long bytes)

@@ -1,4 +1,4 @@
-using Cubby.Hashing;
+using System.IO.Hashing;
 
 namespace Cubby.Grains.Storage;
 
@@ -8,7 +8,7 @@ namespace Cubby.Grains.Storage;
 /// </summary>
 internal sealed class ByteKeyComparer : IEqualityComparer<byte[]>, IAlternateEqualityComparer<ReadOnlySpan<byte>, byte[]>
 {
-    private readonly ulong _seed = (ulong)Random.Shared.NextInt64();
+    private readonly long _seed = Random.Shared.NextInt64();
 
     public static ByteKeyComparer Instance { get; } = new();
 
@@ -18,7 +18,7 @@ internal sealed class ByteKeyComparer : IEqualityComparer<byte[]>, IAlternateEqu
 
     public bool Equals(ReadOnlySpan<byte> alternate, byte[] other) => alternate.SequenceEqual(other);
 
-    public int GetHashCode(ReadOnlySpan<byte> alternate) => (int)XxHash64.Hash(alternate, _seed);
+    public int GetHashCode(ReadOnlySpan<byte> alternate) => (int)XxHash64.HashToUInt64(alternate, _seed);
 
     public byte[] Create(ReadOnlySpan<byte> alternate) => alternate.ToArray();
 }

@@ -1,7 +1,7 @@
+using System.IO.Hashing;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using Cubby.Hashing;
 
 namespace Cubby.Grains.Storage;
 
@@ -16,7 +16,7 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
     private const int EntryOverhead = 48 + 16 + 8 + 6;
     private const int MinBuckets = 16;
 
-    private readonly ulong _seed = (ulong)Random.Shared.NextInt64();
+    private readonly long _seed = Random.Shared.NextInt64();
     private NativeArray<nint> _entries = new(0);
     private NativeArray<int> _buckets = new(MinBuckets);
     private int _count;
@@ -157,7 +157,7 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
 
     private static ReadOnlySpan<byte> KeyOf(EntryHeader* header) => new(header + 1, header->KeyLength);
 
-    private uint Hash(ReadOnlySpan<byte> key) => (uint)XxHash64.Hash(key, _seed);
+    private uint Hash(ReadOnlySpan<byte> key) => (uint)XxHash64.HashToUInt64(key, _seed);
 
     private int Check(int index) => (uint)index < (uint)_count ? index : throw new ArgumentOutOfRangeException(nameof(index));
 

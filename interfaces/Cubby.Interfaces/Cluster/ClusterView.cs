@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
+using System.IO.Hashing;
 using System.Text;
-using Cubby.Hashing;
 
 namespace Cubby.Cluster;
 
@@ -54,7 +54,7 @@ public sealed class ClusterView
         var seeds = new ulong[silos.Count];
         for (var i = 0; i < silos.Count; i++)
         {
-            seeds[i] = XxHash64.Hash(Encoding.UTF8.GetBytes(silos[i].Id));
+            seeds[i] = XxHash64.HashToUInt64(Encoding.UTF8.GetBytes(silos[i].Id));
         }
 
         var owners = new int[slotCount];
@@ -66,7 +66,7 @@ public sealed class ClusterView
             var bestScore = 0UL;
             for (var i = 0; i < silos.Count; i++)
             {
-                var score = XxHash64.Hash(slotBytes, seeds[i]);
+                var score = XxHash64.HashToUInt64(slotBytes, unchecked((long)seeds[i]));
                 if (i == 0 || score > bestScore || (score == bestScore && string.CompareOrdinal(silos[i].Id, silos[best].Id) < 0))
                 {
                     best = i;

@@ -1,7 +1,7 @@
 using System.Buffers;
+using System.IO.Hashing;
 using System.Runtime.CompilerServices;
 using System.Text;
-using Cubby.Hashing;
 
 namespace Cubby.Sharding;
 
@@ -44,7 +44,7 @@ public sealed class ShardMap
     /// <summary>Returns the slot of a key given as raw bytes (UTF-8 for text keys).</summary>
     /// <param name="key">The key's bytes.</param>
     /// <returns>The slot, from 0 to <see cref="SlotCount"/> - 1.</returns>
-    public int SlotOf(ReadOnlySpan<byte> key) => (int)(XxHash64.Hash(HashTagOf(key)) % (uint)SlotCount);
+    public int SlotOf(ReadOnlySpan<byte> key) => (int)(XxHash64.HashToUInt64(HashTagOf(key)) % (uint)SlotCount);
 
     /// <summary>Returns the slot of a text key: the slot of its UTF-8 bytes.</summary>
     /// <param name="key">The key.</param>

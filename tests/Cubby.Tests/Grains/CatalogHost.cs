@@ -10,18 +10,18 @@ internal sealed class CatalogHost : IDisposable
 {
     public CatalogHost(GrainSettings settings)
     {
-        Catalog = new ShardGrainCatalog(settings, Time);
+        Catalog = new ShardCatalog(settings, Time);
     }
 
     public FakeTimeProvider Time { get; } = new();
 
-    public ShardGrainCatalog Catalog { get; }
+    public ShardCatalog Catalog { get; }
 
     public long Now => Time.GetUtcNow().ToUnixTimeMilliseconds();
 
     public void Advance(long milliseconds) => Time.Advance(TimeSpan.FromMilliseconds(milliseconds));
 
-    public ShardGrain GrainOf(string key) => Catalog.GrainFor(Encoding.UTF8.GetBytes(key));
+    public Shard GrainOf(string key) => Catalog.GrainFor(Encoding.UTF8.GetBytes(key));
 
     public SetStatus Set(string key, byte[] value, ExpirySpec expiry = default)
     {
@@ -31,7 +31,7 @@ internal sealed class CatalogHost : IDisposable
 
     public bool Exists(string key) => GrainOf(key).Exists(Encoding.UTF8.GetBytes(key));
 
-    public IEnumerable<ShardGrain> ActiveGrains()
+    public IEnumerable<Shard> ActiveGrains()
     {
         for (var slot = 0; slot < Catalog.SlotCount; slot++)
         {

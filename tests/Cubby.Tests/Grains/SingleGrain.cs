@@ -12,14 +12,14 @@ internal sealed class SingleGrain : IDisposable
     public SingleGrain(long maxMemoryBytes = 1L << 24, int maxValueBytes = 1 << 20)
     {
         Budget = new MemoryBudget(maxMemoryBytes);
-        Grain = new ShardGrain(0, new ManagedEntryStore(), Budget, Time, maxValueBytes);
+        Grain = new Shard(0, new ManagedEntryStore(), Budget, Time, maxValueBytes);
     }
 
     public FakeTimeProvider Time { get; } = new();
 
     public MemoryBudget Budget { get; }
 
-    public ShardGrain Grain { get; }
+    public Shard Grain { get; }
 
     public long Now => Time.GetUtcNow().ToUnixTimeMilliseconds();
 

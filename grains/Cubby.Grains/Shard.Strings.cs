@@ -4,7 +4,7 @@ using Cubby.Text;
 
 namespace Cubby.Grains;
 
-internal sealed partial class ShardGrain
+internal sealed partial class Shard
 {
     /// <summary>Adds <paramref name="delta"/> to an integer value (INCR family); an absent entry counts as 0. Keeps the expiry.</summary>
     public UpdateStatus IncrementBy(ReadOnlySpan<byte> key, long delta, out long result)

@@ -1,11 +1,11 @@
 using Cubby.Grains.Storage;
 
-namespace Cubby.Grains.Handoff;
+namespace Cubby.Grains.Migration;
 
-/// <summary>One entry read from a handoff chunk; the spans point into the chunk.</summary>
-internal readonly ref struct HandoffEntry
+/// <summary>One entry read from a migration chunk; the spans point into the chunk.</summary>
+internal readonly ref struct MigrationEntry
 {
-    public HandoffEntry(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, EntryMetadata metadata)
+    public MigrationEntry(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, EntryMetadata metadata)
     {
         Key = key;
         Value = value;

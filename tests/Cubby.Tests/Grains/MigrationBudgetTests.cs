@@ -2,7 +2,7 @@ using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;
 
-public sealed class HandoffBudgetTests
+public sealed class MigrationBudgetTests
 {
     [Theory]
     [InlineData(StoreKind.Native, StoreKind.Native)]
@@ -10,17 +10,17 @@ public sealed class HandoffBudgetTests
     [InlineData(StoreKind.Native, StoreKind.Managed)]
     public void Detaching_and_disposing_frees_exactly_the_grains_bytes_and_installing_charges_them(StoreKind source, StoreKind target)
     {
-        using var pair = new HandoffPair(source, target);
+        using var pair = new MigrationPair(source, target);
         long expectedTargetBytes = 0;
         for (var i = 0; i < 200; i++)
         {
             var value = new byte[i * 13 % 900];
-            HandoffPair.Set(pair.Source, HandoffPair.KeyOf(i), value, flags: (uint)i);
-            expectedTargetBytes += pair.Target.EstimateSize(HandoffPair.KeyOf(i).Length, value.Length);
+            MigrationPair.Set(pair.Source, MigrationPair.KeyOf(i), value, flags: (uint)i);
+            expectedTargetBytes += pair.Target.EstimateSize(MigrationPair.KeyOf(i).Length, value.Length);
         }
 
-        HandoffPair.Set(pair.Source, "stays:1", new byte[500]);
-        HandoffPair.Set(pair.Target, "already-there", new byte[300]);
+        MigrationPair.Set(pair.Source, "stays:1", new byte[500]);
+        MigrationPair.Set(pair.Target, "already-there", new byte[300]);
         var movingBytes = pair.Source.Find(pair.MovingSlot)!.UsedBytes;
         var sourceBefore = pair.Source.Budget.Used;
         var targetBefore = pair.Target.Budget.Used;
@@ -43,18 +43,18 @@ public sealed class HandoffBudgetTests
     [InlineData(StoreKind.Managed)]
     public void Installing_over_an_existing_key_overwrites_it_and_charges_only_the_growth(StoreKind kind)
     {
-        using var pair = new HandoffPair(kind, kind);
-        var key = HandoffPair.KeyOf(7);
-        HandoffPair.Set(pair.Source, key, new byte[1000], new ExpirySpec(pair.Now + 5000), flags: 9);
-        var chunk = Assert.Single(HandoffPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, 1 << 20));
-        HandoffPair.Set(pair.Target, key, new byte[10]);
+        using var pair = new MigrationPair(kind, kind);
+        var key = MigrationPair.KeyOf(7);
+        MigrationPair.Set(pair.Source, key, new byte[1000], new ExpirySpec(pair.Now + 5000), flags: 9);
+        var chunk = Assert.Single(MigrationPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, 1 << 20));
+        MigrationPair.Set(pair.Target, key, new byte[10]);
         var before = pair.Target.Budget.Used;
 
         var installed = pair.Target[pair.MovingSlot].Install(chunk, pair.TargetEvictor);
 
         Assert.Equal(1, installed);
         Assert.Equal(before + 990, pair.Target.Budget.Used);
-        var arrived = HandoffPair.Peek(pair.Target, key)!.Value;
+        var arrived = MigrationPair.Peek(pair.Target, key)!.Value;
         Assert.Equal(1000, arrived.Value.Length);
         Assert.Equal(9u, arrived.Metadata.Flags);
         Assert.Equal(pair.Now + 5000, arrived.Metadata.ExpiresAt);
@@ -72,14 +72,14 @@ public sealed class HandoffBudgetTests
     {
         var perEntry = new NativeEntryStore().SizeOf(20, 1000) + 64;
         var limit = 100 * perEntry;
-        using var pair = new HandoffPair(kind, kind, targetBudget: limit);
+        using var pair = new MigrationPair(kind, kind, targetBudget: limit);
         for (var i = 0; i < 60; i++)
         {
-            HandoffPair.Set(pair.Source, HandoffPair.KeyOf(i), new byte[1000]);
+            MigrationPair.Set(pair.Source, MigrationPair.KeyOf(i), new byte[1000]);
         }
 
         var filled = 0;
-        while (HandoffPair.Set(pair.Target, $"resident:{filled}", new byte[1000]) == Cubby.Grains.SetStatus.Created)
+        while (MigrationPair.Set(pair.Target, $"resident:{filled}", new byte[1000]) == Cubby.Grains.SetStatus.Created)
         {
             filled++;
         }
@@ -105,15 +105,15 @@ public sealed class HandoffBudgetTests
     public void Entries_that_cannot_fit_even_after_eviction_are_dropped_and_the_budget_holds(StoreKind kind)
     {
         var limit = 10 * new ManagedEntryStore().SizeOf(20, 1000);
-        using var pair = new HandoffPair(kind, kind, targetBudget: limit);
+        using var pair = new MigrationPair(kind, kind, targetBudget: limit);
         for (var i = 0; i < 30; i++)
         {
-            HandoffPair.Set(pair.Source, HandoffPair.KeyOf(i), new byte[1000]);
+            MigrationPair.Set(pair.Source, MigrationPair.KeyOf(i), new byte[1000]);
         }
 
         var (chunks, installed) = pair.Move(pair.MovingSlot, 8192);
 
-        Assert.Equal(30, chunks.Sum(chunk => HandoffPair.KeysIn(chunk).Count));
+        Assert.Equal(30, chunks.Sum(chunk => MigrationPair.KeysIn(chunk).Count));
         Assert.InRange(installed, 1, 29);
         Assert.Equal(installed, pair.Target.Find(pair.MovingSlot)!.Count);
         Assert.Equal(pair.Target.Find(pair.MovingSlot)!.UsedBytes, pair.Target.Budget.Used);

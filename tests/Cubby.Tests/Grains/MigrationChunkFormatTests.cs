@@ -1,11 +1,11 @@
 using System.Buffers;
 using System.Buffers.Binary;
-using Cubby.Grains.Handoff;
+using Cubby.Grains.Migration;
 using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;
 
-public sealed class HandoffChunkFormatTests
+public sealed class MigrationChunkFormatTests
 {
     [Fact]
     public void Entries_round_trip_with_every_field_and_extreme_values()
@@ -19,7 +19,7 @@ public sealed class HandoffChunkFormatTests
             ("capped"u8.ToArray(), [9, 9], new EntryMetadata { ExpiresAt = 5, SlidingWindow = long.MaxValue, AbsoluteDeadline = 5, Flags = 1 }),
         };
         var buffer = new ArrayBufferWriter<byte>();
-        var writer = new HandoffChunkWriter(buffer, 1023);
+        var writer = new MigrationChunkWriter(buffer, 1023);
         foreach (var (key, value, metadata) in entries)
         {
             writer.Append(key, value, metadata);
@@ -28,7 +28,7 @@ public sealed class HandoffChunkFormatTests
         writer.Complete();
         Assert.Equal(buffer.WrittenCount, writer.BytesWritten);
 
-        var reader = new HandoffChunkReader(buffer.WrittenSpan);
+        var reader = new MigrationChunkReader(buffer.WrittenSpan);
         Assert.Equal(1023, reader.Slot);
         foreach (var (key, value, metadata) in entries)
         {
@@ -40,7 +40,7 @@ public sealed class HandoffChunkFormatTests
 
         Assert.False(reader.TryRead(out _));
         Assert.False(reader.TryRead(out _));
-        Assert.Equal(entries.Length, HandoffChunkReader.Validate(buffer.WrittenSpan));
+        Assert.Equal(entries.Length, MigrationChunkReader.Validate(buffer.WrittenSpan));
     }
 
     [Fact]
@@ -50,16 +50,16 @@ public sealed class HandoffChunkFormatTests
         foreach (var valueLength in new[] { 0, 127, 128, 16_384, 70_000 })
         {
             var buffer = new ArrayBufferWriter<byte>();
-            var writer = new HandoffChunkWriter(buffer, 0);
+            var writer = new MigrationChunkWriter(buffer, 0);
             writer.Append(new byte[200], new byte[valueLength], metadata);
-            Assert.Equal(HandoffFormat.HeaderBytes + HandoffChunkWriter.MeasureEntry(200, valueLength, metadata), buffer.WrittenCount);
+            Assert.Equal(MigrationFormat.HeaderBytes + MigrationChunkWriter.MeasureEntry(200, valueLength, metadata), buffer.WrittenCount);
         }
     }
 
     [Fact]
     public void Metadata_no_store_could_hold_is_refused_when_written()
     {
-        var writer = new HandoffChunkWriter(new ArrayBufferWriter<byte>(), 0);
+        var writer = new MigrationChunkWriter(new ArrayBufferWriter<byte>(), 0);
 
         Assert.Throws<ArgumentException>(() => writer.Append([1], [], new EntryMetadata { SlidingWindow = 10 }));
         Assert.Throws<ArgumentException>(() => writer.Append([1], [], new EntryMetadata { ExpiresAt = 10, AbsoluteDeadline = 20 }));
@@ -78,7 +78,7 @@ public sealed class HandoffChunkFormatTests
         {
             var truncated = chunk[..length];
             var error = Assert.Throws<InvalidDataException>(() => grain.Install(truncated, pair.TargetEvictor));
-            Assert.StartsWith("Invalid handoff chunk: ", error.Message, StringComparison.Ordinal);
+            Assert.StartsWith("Invalid migration chunk: ", error.Message, StringComparison.Ordinal);
             Assert.Equal(0, grain.Count);
             Assert.Equal(0, pair.Target.Budget.Used);
         }
@@ -112,17 +112,17 @@ public sealed class HandoffChunkFormatTests
         var random = new Random(20261122);
         for (var round = 0; round < 5000; round++)
         {
-            var chunk = new byte[HandoffFormat.HeaderBytes + random.Next(0, 64)];
+            var chunk = new byte[MigrationFormat.HeaderBytes + random.Next(0, 64)];
             random.NextBytes(chunk);
             "CBHO"u8.CopyTo(chunk);
-            chunk[4] = HandoffFormat.Version;
+            chunk[4] = MigrationFormat.Version;
             BinaryPrimitives.WriteUInt32LittleEndian(chunk.AsSpan(5), 3);
-            if (round % 2 == 0 && chunk.Length > HandoffFormat.HeaderBytes)
+            if (round % 2 == 0 && chunk.Length > MigrationFormat.HeaderBytes)
             {
-                chunk[HandoffFormat.HeaderBytes] = (byte)(HandoffFormat.EntryMarker | (chunk[HandoffFormat.HeaderBytes] & 0x0F));
+                chunk[MigrationFormat.HeaderBytes] = (byte)(MigrationFormat.EntryMarker | (chunk[MigrationFormat.HeaderBytes] & 0x0F));
             }
 
-            Assert.Throws<InvalidDataException>(() => HandoffChunkReader.Validate(chunk));
+            Assert.Throws<InvalidDataException>(() => MigrationChunkReader.Validate(chunk));
         }
     }
 
@@ -149,13 +149,13 @@ public sealed class HandoffChunkFormatTests
     [Fact]
     public void A_bad_chunk_in_a_stream_keeps_the_chunks_before_it_and_installs_none_of_its_own_entries()
     {
-        using var pair = new HandoffPair(StoreKind.Native, StoreKind.Native);
+        using var pair = new MigrationPair(StoreKind.Native, StoreKind.Native);
         for (var i = 0; i < 40; i++)
         {
-            HandoffPair.Set(pair.Source, HandoffPair.KeyOf(i), new byte[100]);
+            MigrationPair.Set(pair.Source, MigrationPair.KeyOf(i), new byte[100]);
         }
 
-        var chunks = HandoffPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, 1024);
+        var chunks = MigrationPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, 1024);
         Assert.True(chunks.Count >= 3);
         var grain = pair.Target.CreateDetached(pair.MovingSlot);
         var first = grain.Install(chunks[0], pair.TargetEvictor);
@@ -166,19 +166,19 @@ public sealed class HandoffChunkFormatTests
 
         Assert.Equal(first, grain.Count);
         Assert.Equal(grain.UsedBytes, pair.Target.Budget.Used);
-        Assert.Equal(HandoffPair.KeysIn(chunks[0]).Order(), HandoffPair.KeysIn(chunks[0]).Where(key => grain.Exists(HandoffPair.Bytes(key))).Order());
-        Assert.DoesNotContain(HandoffPair.KeysIn(chunks[1]), key => grain.Exists(HandoffPair.Bytes(key)));
+        Assert.Equal(MigrationPair.KeysIn(chunks[0]).Order(), MigrationPair.KeysIn(chunks[0]).Where(key => grain.Exists(MigrationPair.Bytes(key))).Order());
+        Assert.DoesNotContain(MigrationPair.KeysIn(chunks[1]), key => grain.Exists(MigrationPair.Bytes(key)));
         Assert.Equal(40 - first, chunks.Skip(1).Sum(chunk => grain.Install(chunk, pair.TargetEvictor)));
         grain.Dispose();
     }
 
-    private static HandoffPair ChunkOfThree(out byte[] chunk)
+    private static MigrationPair ChunkOfThree(out byte[] chunk)
     {
-        var pair = new HandoffPair(StoreKind.Native, StoreKind.Native);
-        HandoffPair.Set(pair.Source, HandoffPair.KeyOf(1), "one"u8.ToArray(), flags: 5);
-        HandoffPair.Set(pair.Source, HandoffPair.KeyOf(2), [], new ExpirySpec(pair.Now + 60_000));
-        HandoffPair.Set(pair.Source, HandoffPair.KeyOf(3), new byte[200], new ExpirySpec(pair.Now + 60_000, SlidingWindow: 1000));
-        chunk = Assert.Single(HandoffPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, 1 << 20));
+        var pair = new MigrationPair(StoreKind.Native, StoreKind.Native);
+        MigrationPair.Set(pair.Source, MigrationPair.KeyOf(1), "one"u8.ToArray(), flags: 5);
+        MigrationPair.Set(pair.Source, MigrationPair.KeyOf(2), [], new ExpirySpec(pair.Now + 60_000));
+        MigrationPair.Set(pair.Source, MigrationPair.KeyOf(3), new byte[200], new ExpirySpec(pair.Now + 60_000, SlidingWindow: 1000));
+        chunk = Assert.Single(MigrationPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, 1 << 20));
         return pair;
     }
 }

@@ -1,4 +1,4 @@
-namespace Cubby.Silo.Commands;
+namespace Cubby.Text;
 
 /// <summary>
 /// Redis's glob-style patterns for KEYS and SCAN MATCH: <c>*</c>, <c>?</c>, <c>[abc]</c>, <c>[^a]</c>, <c>[a-z]</c>

@@ -1,37 +1,37 @@
 using System.Buffers.Binary;
 using Cubby.Grains.Storage;
 
-namespace Cubby.Grains.Handoff;
+namespace Cubby.Grains.Migration;
 
 /// <summary>
-/// Walks a handoff chunk (see <see cref="HandoffFormat"/>) entry by entry, checking everything before it trusts it:
+/// Walks a migration chunk (see <see cref="MigrationFormat"/>) entry by entry, checking everything before it trusts it:
 /// lengths against the bytes left, every entry's checksum, the metadata's invariants, and that the chunk ends with a
 /// trailer whose count and checksum match, with nothing after it. Any problem throws an
 /// <see cref="InvalidDataException"/> naming it; nothing is read out of bounds.
 /// </summary>
-internal ref struct HandoffChunkReader
+internal ref struct MigrationChunkReader
 {
     private readonly ReadOnlySpan<byte> _chunk;
     private int _position;
     private bool _ended;
 
     /// <summary>Reads and checks the chunk's header.</summary>
-    public HandoffChunkReader(ReadOnlySpan<byte> chunk)
+    public MigrationChunkReader(ReadOnlySpan<byte> chunk)
     {
         _chunk = chunk;
-        if (chunk.Length < HandoffFormat.HeaderBytes)
+        if (chunk.Length < MigrationFormat.HeaderBytes)
         {
-            throw Invalid($"the chunk has {chunk.Length} bytes, fewer than its {HandoffFormat.HeaderBytes}-byte header");
+            throw Invalid($"the chunk has {chunk.Length} bytes, fewer than its {MigrationFormat.HeaderBytes}-byte header");
         }
 
-        if (!chunk[..4].SequenceEqual(HandoffFormat.Magic))
+        if (!chunk[..4].SequenceEqual(MigrationFormat.Magic))
         {
-            throw Invalid("the chunk does not start with the handoff magic \"CBHO\"");
+            throw Invalid("the chunk does not start with the migration magic \"CBHO\"");
         }
 
-        if (chunk[4] != HandoffFormat.Version)
+        if (chunk[4] != MigrationFormat.Version)
         {
-            throw Invalid($"the chunk has format version {chunk[4]}; only {HandoffFormat.Version} is known");
+            throw Invalid($"the chunk has format version {chunk[4]}; only {MigrationFormat.Version} is known");
         }
 
         var slot = BinaryPrimitives.ReadUInt32LittleEndian(chunk[5..]);
@@ -41,7 +41,7 @@ internal ref struct HandoffChunkReader
         }
 
         Slot = (int)slot;
-        _position = HandoffFormat.HeaderBytes;
+        _position = MigrationFormat.HeaderBytes;
     }
 
     /// <summary>The slot whose entries the chunk holds.</summary>
@@ -54,7 +54,7 @@ internal ref struct HandoffChunkReader
     /// <returns>The entries it holds.</returns>
     public static int Validate(ReadOnlySpan<byte> chunk)
     {
-        var reader = new HandoffChunkReader(chunk);
+        var reader = new MigrationChunkReader(chunk);
         while (reader.TryRead(out _))
         {
         }
@@ -89,7 +89,7 @@ internal ref struct HandoffChunkReader
     }
 
     /// <summary>Reads the next entry; false (after checking the trailer) when the chunk has no more.</summary>
-    public bool TryRead(out HandoffEntry entry)
+    public bool TryRead(out MigrationEntry entry)
     {
         entry = default;
         if (_ended)
@@ -99,13 +99,13 @@ internal ref struct HandoffChunkReader
 
         var start = _position;
         var kind = ReadByte("an entry's kind");
-        if (kind == HandoffFormat.EndMarker)
+        if (kind == MigrationFormat.EndMarker)
         {
             ReadTrailer(start);
             return false;
         }
 
-        if ((kind & HandoffFormat.EntryMarker) == 0 || (kind & ~HandoffFormat.KnownBits) != 0)
+        if ((kind & MigrationFormat.EntryMarker) == 0 || (kind & ~MigrationFormat.KnownBits) != 0)
         {
             throw Invalid($"entry {Count} at offset {start} has unknown kind 0x{kind:X2}");
         }
@@ -113,17 +113,17 @@ internal ref struct HandoffChunkReader
         var keyLength = ReadLength("key");
         var valueLength = ReadLength("value");
         var metadata = default(EntryMetadata);
-        if ((kind & HandoffFormat.HasFlags) != 0)
+        if ((kind & MigrationFormat.HasFlags) != 0)
         {
             metadata.Flags = BinaryPrimitives.ReadUInt32LittleEndian(Take(sizeof(uint), "its flags"));
         }
 
-        if ((kind & HandoffFormat.HasExpiry) != 0)
+        if ((kind & MigrationFormat.HasExpiry) != 0)
         {
             metadata.ExpiresAt = ReadTime("expiry");
         }
 
-        if ((kind & HandoffFormat.Slides) != 0)
+        if ((kind & MigrationFormat.Slides) != 0)
         {
             var window = ReadVarint("its sliding window");
             metadata.SlidingWindow = window is > 0 and <= long.MaxValue
@@ -131,7 +131,7 @@ internal ref struct HandoffChunkReader
                 : throw Invalid($"entry {Count} at offset {start} has sliding window {window}");
         }
 
-        if ((kind & HandoffFormat.HasDeadline) != 0)
+        if ((kind & MigrationFormat.HasDeadline) != 0)
         {
             metadata.AbsoluteDeadline = ReadTime("sliding deadline");
         }
@@ -144,34 +144,34 @@ internal ref struct HandoffChunkReader
         var key = Take(keyLength, "its key");
         var value = Take(valueLength, "its value");
         var covered = _chunk[start.._position];
-        var checksum = BinaryPrimitives.ReadUInt32LittleEndian(Take(HandoffFormat.ChecksumBytes, "its checksum"));
-        if (checksum != HandoffFormat.Checksum(covered))
+        var checksum = BinaryPrimitives.ReadUInt32LittleEndian(Take(MigrationFormat.ChecksumBytes, "its checksum"));
+        if (checksum != MigrationFormat.Checksum(covered))
         {
             throw Invalid($"entry {Count} at offset {start} fails its checksum");
         }
 
-        entry = new HandoffEntry(key, value, metadata);
+        entry = new MigrationEntry(key, value, metadata);
         Count++;
         return true;
     }
 
-    private static InvalidDataException Invalid(string problem) => new($"Invalid handoff chunk: {problem}.");
+    private static InvalidDataException Invalid(string problem) => new($"Invalid migration chunk: {problem}.");
 
     private void ReadTrailer(int start)
     {
         var count = ReadVarint("the trailer's entry count");
         var covered = _position - start;
-        var checksum = BinaryPrimitives.ReadUInt32LittleEndian(Take(HandoffFormat.ChecksumBytes, "the trailer's checksum"));
+        var checksum = BinaryPrimitives.ReadUInt32LittleEndian(Take(MigrationFormat.ChecksumBytes, "the trailer's checksum"));
 
-        Span<byte> expected = stackalloc byte[HandoffFormat.HeaderBytes + HandoffFormat.MaxTrailerBytes];
-        if (covered > HandoffFormat.MaxTrailerBytes - HandoffFormat.ChecksumBytes)
+        Span<byte> expected = stackalloc byte[MigrationFormat.HeaderBytes + MigrationFormat.MaxTrailerBytes];
+        if (covered > MigrationFormat.MaxTrailerBytes - MigrationFormat.ChecksumBytes)
         {
             throw Invalid($"the trailer at offset {start} has an overlong count");
         }
 
-        _chunk[..HandoffFormat.HeaderBytes].CopyTo(expected);
-        _chunk.Slice(start, covered).CopyTo(expected[HandoffFormat.HeaderBytes..]);
-        if (checksum != HandoffFormat.Checksum(expected[..(HandoffFormat.HeaderBytes + covered)]))
+        _chunk[..MigrationFormat.HeaderBytes].CopyTo(expected);
+        _chunk.Slice(start, covered).CopyTo(expected[MigrationFormat.HeaderBytes..]);
+        if (checksum != MigrationFormat.Checksum(expected[..(MigrationFormat.HeaderBytes + covered)]))
         {
             throw Invalid($"the trailer at offset {start} fails its checksum");
         }

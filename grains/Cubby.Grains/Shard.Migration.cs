@@ -1,14 +1,14 @@
 using System.Buffers;
 using Cubby.Grains.Capacity;
-using Cubby.Grains.Handoff;
+using Cubby.Grains.Migration;
 using Cubby.Grains.Storage;
 
 namespace Cubby.Grains;
 
-internal sealed partial class ShardGrain
+internal sealed partial class Shard
 {
     /// <summary>
-    /// Writes the next handoff chunk of this grain's live entries to <paramref name="output"/>: entries from
+    /// Writes the next migration chunk of this grain's live entries to <paramref name="output"/>: entries from
     /// <paramref name="cursor"/> on while the chunk stays within <paramref name="maxBytes"/>, but always at least one,
     /// however large. Expired entries are skipped and left in place.
     /// </summary>
@@ -31,7 +31,7 @@ internal sealed partial class ShardGrain
             ObjectDisposedException.ThrowIf(_disposed, this);
             var now = Now();
             var remaining = cursor == 0 ? _store.Count : Math.Min(-(cursor + 1), _store.Count);
-            HandoffChunkWriter? chunk = null;
+            MigrationChunkWriter? chunk = null;
             for (; remaining > 0; remaining--)
             {
                 var index = remaining - 1;
@@ -45,9 +45,9 @@ internal sealed partial class ShardGrain
                 var value = _store.ValueAt(index);
                 if (chunk is null)
                 {
-                    chunk = new HandoffChunkWriter(output, Slot);
+                    chunk = new MigrationChunkWriter(output, Slot);
                 }
-                else if (chunk.BytesWritten + HandoffChunkWriter.MeasureEntry(key.Length, value.Length, metadata) + HandoffFormat.MaxTrailerBytes > maxBytes)
+                else if (chunk.BytesWritten + MigrationChunkWriter.MeasureEntry(key.Length, value.Length, metadata) + MigrationFormat.MaxTrailerBytes > maxBytes)
                 {
                     break;
                 }
@@ -62,7 +62,7 @@ internal sealed partial class ShardGrain
     }
 
     /// <summary>
-    /// Installs a handoff chunk of this grain's slot: each live entry is inserted, or overwrites the entry with its key,
+    /// Installs a migration chunk of this grain's slot: each live entry is inserted, or overwrites the entry with its key,
     /// keeping its flags and absolute expiry state (so a sliding entry keeps its window and deadline). Each entry is
     /// charged to the memory budget as a write is, and when the budget is full <paramref name="evictor"/> makes room
     /// first, outside this grain's turn, as the write path does.
@@ -85,13 +85,13 @@ internal sealed partial class ShardGrain
             ObjectDisposedException.ThrowIf(_disposed, this);
         }
 
-        var reader = new HandoffChunkReader(chunk);
+        var reader = new MigrationChunkReader(chunk);
         if (reader.Slot != Slot)
         {
-            throw new InvalidDataException($"Invalid handoff chunk: it holds slot {reader.Slot}, not slot {Slot}.");
+            throw new InvalidDataException($"Invalid migration chunk: it holds slot {reader.Slot}, not slot {Slot}.");
         }
 
-        HandoffChunkReader.Validate(chunk);
+        MigrationChunkReader.Validate(chunk);
         var installed = 0;
         while (reader.TryRead(out var entry))
         {
@@ -116,7 +116,7 @@ internal sealed partial class ShardGrain
     /// <summary>Whether this grain charges <paramref name="budget"/> (a catalog attaches only grains of its own budget).</summary>
     internal bool Charges(MemoryBudget budget) => ReferenceEquals(_budget, budget);
 
-    private bool InstallEntry(in HandoffEntry entry, long now)
+    private bool InstallEntry(in MigrationEntry entry, long now)
     {
         if (entry.Metadata.IsExpiredAt(now))
         {

@@ -2,7 +2,7 @@ using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;
 
-public sealed class HandoffRoundTripTests
+public sealed class MigrationRoundTripTests
 {
     private const int ChunkBytes = 16 * 1024;
     private const int Entries = 600;
@@ -20,11 +20,11 @@ public sealed class HandoffRoundTripTests
     [MemberData(nameof(StorePairs))]
     public void Every_live_entry_arrives_equal_with_the_same_remaining_time_and_expired_ones_stay_behind(StoreKind source, StoreKind target)
     {
-        using var pair = new HandoffPair(source, target);
+        using var pair = new MigrationPair(source, target);
         var start = pair.Now;
         for (var i = 0; i < Entries; i++)
         {
-            Assert.Equal(Cubby.Grains.SetStatus.Created, HandoffPair.Set(pair.Source, HandoffPair.KeyOf(i), ValueOf(i), ExpiryOf(i, start), FlagsOf(i)));
+            Assert.Equal(Cubby.Grains.SetStatus.Created, MigrationPair.Set(pair.Source, MigrationPair.KeyOf(i), ValueOf(i), ExpiryOf(i, start), FlagsOf(i)));
         }
 
         pair.Advance(1000);
@@ -35,20 +35,20 @@ public sealed class HandoffRoundTripTests
         {
             if (IsLiveAfterOneSecond(i))
             {
-                expected[HandoffPair.KeyOf(i)] = HandoffPair.Peek(pair.Source, HandoffPair.KeyOf(i))!.Value;
+                expected[MigrationPair.KeyOf(i)] = MigrationPair.Peek(pair.Source, MigrationPair.KeyOf(i))!.Value;
             }
         }
 
         var (chunks, installed) = pair.Move(pair.MovingSlot, ChunkBytes);
 
-        var moved = chunks.SelectMany(HandoffPair.KeysIn).ToList();
+        var moved = chunks.SelectMany(MigrationPair.KeysIn).ToList();
         Assert.Equal(expected.Count, installed);
         Assert.Equal(expected.Keys.Order(), moved.Order());
         Assert.Equal(expected.Count, pair.Target.Find(pair.MovingSlot)!.Count);
         var now = pair.Now;
         foreach (var (key, (value, metadata)) in expected)
         {
-            var arrived = HandoffPair.Peek(pair.Target, key);
+            var arrived = MigrationPair.Peek(pair.Target, key);
             Assert.NotNull(arrived);
             Assert.Equal(value, arrived.Value.Value);
             Assert.Equal(metadata.Flags, arrived.Value.Metadata.Flags);
@@ -62,7 +62,7 @@ public sealed class HandoffRoundTripTests
         {
             if (!IsLiveAfterOneSecond(i))
             {
-                Assert.Null(HandoffPair.Peek(pair.Target, HandoffPair.KeyOf(i)));
+                Assert.Null(MigrationPair.Peek(pair.Target, MigrationPair.KeyOf(i)));
             }
         }
     }
@@ -71,20 +71,20 @@ public sealed class HandoffRoundTripTests
     [MemberData(nameof(StorePairs))]
     public void Chunks_stay_within_max_bytes_unless_one_entry_alone_is_larger(StoreKind source, StoreKind target)
     {
-        using var pair = new HandoffPair(source, target);
+        using var pair = new MigrationPair(source, target);
         for (var i = 0; i < Entries; i++)
         {
-            HandoffPair.Set(pair.Source, HandoffPair.KeyOf(i), ValueOf(i), ExpiryOf(i, pair.Now), FlagsOf(i));
+            MigrationPair.Set(pair.Source, MigrationPair.KeyOf(i), ValueOf(i), ExpiryOf(i, pair.Now), FlagsOf(i));
         }
 
-        var chunks = HandoffPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, ChunkBytes);
+        var chunks = MigrationPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, ChunkBytes);
 
-        Assert.Equal(Entries, chunks.Sum(chunk => HandoffPair.KeysIn(chunk).Count));
+        Assert.Equal(Entries, chunks.Sum(chunk => MigrationPair.KeysIn(chunk).Count));
         var oversized = chunks.Where(chunk => chunk.Length > ChunkBytes).ToList();
         Assert.NotEmpty(oversized);
-        Assert.All(oversized, chunk => Assert.Single(HandoffPair.KeysIn(chunk)));
-        Assert.Contains(chunks, chunk => HandoffPair.KeysIn(chunk).Count > 3);
-        Assert.All(chunks, chunk => Assert.NotEmpty(HandoffPair.KeysIn(chunk)));
+        Assert.All(oversized, chunk => Assert.Single(MigrationPair.KeysIn(chunk)));
+        Assert.Contains(chunks, chunk => MigrationPair.KeysIn(chunk).Count > 3);
+        Assert.All(chunks, chunk => Assert.NotEmpty(MigrationPair.KeysIn(chunk)));
     }
 
     [Theory]
@@ -92,10 +92,10 @@ public sealed class HandoffRoundTripTests
     [InlineData(StoreKind.Managed)]
     public void A_sliding_entry_keeps_sliding_on_the_new_grain_and_never_past_its_deadline(StoreKind kind)
     {
-        using var pair = new HandoffPair(kind, kind);
+        using var pair = new MigrationPair(kind, kind);
         var start = pair.Now;
-        var key = HandoffPair.KeyOf(1);
-        HandoffPair.Set(pair.Source, key, HandoffPair.Bytes("session"), new ExpirySpec(start + 25_000, SlidingWindow: 10_000), flags: 1);
+        var key = MigrationPair.KeyOf(1);
+        MigrationPair.Set(pair.Source, key, MigrationPair.Bytes("session"), new ExpirySpec(start + 25_000, SlidingWindow: 10_000), flags: 1);
         pair.Advance(1000);
 
         pair.Move(pair.MovingSlot, ChunkBytes);
@@ -120,9 +120,9 @@ public sealed class HandoffRoundTripTests
     [InlineData(StoreKind.Managed)]
     public void An_unread_sliding_entry_expires_on_the_new_grain_when_its_window_runs_out(StoreKind kind)
     {
-        using var pair = new HandoffPair(kind, kind);
-        var key = HandoffPair.KeyOf(2);
-        HandoffPair.Set(pair.Source, key, HandoffPair.Bytes("v"), new ExpirySpec(0, SlidingWindow: 5000));
+        using var pair = new MigrationPair(kind, kind);
+        var key = MigrationPair.KeyOf(2);
+        MigrationPair.Set(pair.Source, key, MigrationPair.Bytes("v"), new ExpirySpec(0, SlidingWindow: 5000));
         pair.Advance(4000);
 
         pair.Move(pair.MovingSlot, ChunkBytes);
@@ -138,11 +138,11 @@ public sealed class HandoffRoundTripTests
     [InlineData(StoreKind.Managed)]
     public void An_entry_that_expires_while_in_flight_is_dropped_on_arrival(StoreKind kind)
     {
-        using var pair = new HandoffPair(kind, kind);
-        HandoffPair.Set(pair.Source, HandoffPair.KeyOf(1), HandoffPair.Bytes("short"), new ExpirySpec(pair.Now + 100));
-        HandoffPair.Set(pair.Source, HandoffPair.KeyOf(2), HandoffPair.Bytes("long"), new ExpirySpec(pair.Now + 10_000));
-        var chunks = HandoffPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, ChunkBytes);
-        Assert.Equal(2, HandoffPair.KeysIn(Assert.Single(chunks)).Count);
+        using var pair = new MigrationPair(kind, kind);
+        MigrationPair.Set(pair.Source, MigrationPair.KeyOf(1), MigrationPair.Bytes("short"), new ExpirySpec(pair.Now + 100));
+        MigrationPair.Set(pair.Source, MigrationPair.KeyOf(2), MigrationPair.Bytes("long"), new ExpirySpec(pair.Now + 10_000));
+        var chunks = MigrationPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, ChunkBytes);
+        Assert.Equal(2, MigrationPair.KeysIn(Assert.Single(chunks)).Count);
 
         pair.Advance(100);
         var arriving = pair.Target.CreateDetached(pair.MovingSlot);
@@ -150,7 +150,7 @@ public sealed class HandoffRoundTripTests
 
         Assert.Equal(1, installed);
         Assert.Equal(1, arriving.Count);
-        Assert.Equal(pair.Target.EstimateSize(HandoffPair.KeyOf(2).Length, 4), pair.Target.Budget.Used);
+        Assert.Equal(pair.Target.EstimateSize(MigrationPair.KeyOf(2).Length, 4), pair.Target.Budget.Used);
         arriving.Dispose();
         Assert.Equal(0, pair.Target.Budget.Used);
     }
@@ -160,10 +160,10 @@ public sealed class HandoffRoundTripTests
     [InlineData(StoreKind.Managed)]
     public void Removals_while_streaming_never_make_the_cursor_skip_an_entry(StoreKind kind)
     {
-        using var pair = new HandoffPair(kind, kind);
+        using var pair = new MigrationPair(kind, kind);
         for (var i = 0; i < 300; i++)
         {
-            HandoffPair.Set(pair.Source, HandoffPair.KeyOf(i), new byte[100]);
+            MigrationPair.Set(pair.Source, MigrationPair.KeyOf(i), new byte[100]);
         }
 
         var grain = pair.Source.Find(pair.MovingSlot)!;
@@ -174,14 +174,14 @@ public sealed class HandoffRoundTripTests
         var round = 0;
         while (grain.WriteChunk(ref cursor, 2048, buffer))
         {
-            sent.UnionWith(HandoffPair.KeysIn(buffer.WrittenSpan.ToArray()));
+            sent.UnionWith(MigrationPair.KeysIn(buffer.WrittenSpan.ToArray()));
             buffer.ResetWrittenCount();
 
             // Expiry or eviction meanwhile: remove entries already sent and entries not sent yet.
             for (var i = round; i < 300; i += 37)
             {
-                var key = HandoffPair.KeyOf(i);
-                if (grain.Remove(HandoffPair.Bytes(key)))
+                var key = MigrationPair.KeyOf(i);
+                if (grain.Remove(MigrationPair.Bytes(key)))
                 {
                     removed.Add(key);
                 }
@@ -194,7 +194,7 @@ public sealed class HandoffRoundTripTests
         Assert.NotEmpty(removed);
         for (var i = 0; i < 300; i++)
         {
-            var key = HandoffPair.KeyOf(i);
+            var key = MigrationPair.KeyOf(i);
             Assert.True(sent.Contains(key) || removed.Contains(key), key);
         }
     }
@@ -202,7 +202,7 @@ public sealed class HandoffRoundTripTests
     [Fact]
     public void An_empty_grain_writes_no_chunk()
     {
-        using var pair = new HandoffPair(StoreKind.Native, StoreKind.Native);
+        using var pair = new MigrationPair(StoreKind.Native, StoreKind.Native);
         var grain = pair.Source[pair.MovingSlot];
         var buffer = new System.Buffers.ArrayBufferWriter<byte>();
         var cursor = 0;
@@ -234,8 +234,8 @@ public sealed class HandoffRoundTripTests
 
     private static bool IsLiveAfterOneSecond(int i) => i % 6 < 4;
 
-    private static long Ttl(HandoffPair pair, string key) =>
-        pair.Target.GrainFor(HandoffPair.Bytes(key)).TryGetMetadata(HandoffPair.Bytes(key), out var metadata, out var now) ? metadata.TimeToLive(now) : -2;
+    private static long Ttl(MigrationPair pair, string key) =>
+        pair.Target.GrainFor(MigrationPair.Bytes(key)).TryGetMetadata(MigrationPair.Bytes(key), out var metadata, out var now) ? metadata.TimeToLive(now) : -2;
 
-    private static bool Slide(HandoffPair pair, string key) => pair.Target.GrainFor(HandoffPair.Bytes(key)).Refresh(HandoffPair.Bytes(key));
+    private static bool Slide(MigrationPair pair, string key) => pair.Target.GrainFor(MigrationPair.Bytes(key)).Refresh(MigrationPair.Bytes(key));
 }

@@ -2,7 +2,7 @@ using Cubby.Grains.Storage;
 
 namespace Cubby.Grains;
 
-internal sealed partial class ShardGrain
+internal sealed partial class Shard
 {
     /// <summary>
     /// Writes an entry if <see cref="SetRequest.Condition"/> holds. The previous live value, if any, is given to

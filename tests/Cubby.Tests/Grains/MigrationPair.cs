@@ -2,27 +2,27 @@ using System.Buffers;
 using System.Text;
 using Cubby.Grains;
 using Cubby.Grains.Capacity;
-using Cubby.Grains.Handoff;
+using Cubby.Grains.Migration;
 using Cubby.Grains.Storage;
 using Cubby.Tests.Infrastructure;
 
 namespace Cubby.Tests.Grains;
 
 /// <summary>Two silos' grain catalogs on one fake clock, and the steps of handing a slot from the first to the second.</summary>
-internal sealed class HandoffPair : IDisposable
+internal sealed class MigrationPair : IDisposable
 {
-    public HandoffPair(StoreKind sourceStore, StoreKind targetStore, long targetBudget = 1L << 30, int slotCount = 64)
+    public MigrationPair(StoreKind sourceStore, StoreKind targetStore, long targetBudget = 1L << 30, int slotCount = 64)
     {
-        Source = new ShardGrainCatalog(new GrainSettings { SlotCount = slotCount }, Time, StoreKinds.Factory(sourceStore));
-        Target = new ShardGrainCatalog(new GrainSettings { SlotCount = slotCount, MaxMemoryBytes = targetBudget }, Time, StoreKinds.Factory(targetStore));
+        Source = new ShardCatalog(new GrainSettings { SlotCount = slotCount }, Time, StoreKinds.Factory(sourceStore));
+        Target = new ShardCatalog(new GrainSettings { SlotCount = slotCount, MaxMemoryBytes = targetBudget }, Time, StoreKinds.Factory(targetStore));
         TargetEvictor = new Evictor(Target);
     }
 
     public FakeTimeProvider Time { get; } = new();
 
-    public ShardGrainCatalog Source { get; }
+    public ShardCatalog Source { get; }
 
-    public ShardGrainCatalog Target { get; }
+    public ShardCatalog Target { get; }
 
     public Evictor TargetEvictor { get; }
 
@@ -37,14 +37,14 @@ internal sealed class HandoffPair : IDisposable
 
     public void Advance(long milliseconds) => Time.Advance(TimeSpan.FromMilliseconds(milliseconds));
 
-    public static SetStatus Set(ShardGrainCatalog catalog, string key, byte[] value, ExpirySpec expiry = default, uint flags = 0)
+    public static SetStatus Set(ShardCatalog catalog, string key, byte[] value, ExpirySpec expiry = default, uint flags = 0)
     {
         var none = default(NoReader);
         return catalog.GrainFor(Bytes(key)).Set(Bytes(key), value, new SetRequest(WriteCondition.Always, expiry, flags), ref none);
     }
 
-    /// <summary>Every chunk of <paramref name="grain"/>, as <see cref="ShardGrain.WriteChunk"/> cuts them.</summary>
-    public static List<byte[]> WriteAllChunks(ShardGrain grain, int maxBytes)
+    /// <summary>Every chunk of <paramref name="grain"/>, as <see cref="Shard.WriteChunk"/> cuts them.</summary>
+    public static List<byte[]> WriteAllChunks(Shard grain, int maxBytes)
     {
         var chunks = new List<byte[]>();
         var buffer = new ArrayBufferWriter<byte>();
@@ -63,7 +63,7 @@ internal sealed class HandoffPair : IDisposable
     public static List<string> KeysIn(byte[] chunk)
     {
         var keys = new List<string>();
-        var reader = new HandoffChunkReader(chunk);
+        var reader = new MigrationChunkReader(chunk);
         while (reader.TryRead(out var entry))
         {
             keys.Add(Encoding.UTF8.GetString(entry.Key));
@@ -85,7 +85,7 @@ internal sealed class HandoffPair : IDisposable
     }
 
     /// <summary>The value and metadata of a live entry without touching it, or null when absent.</summary>
-    public static (byte[] Value, EntryMetadata Metadata)? Peek(ShardGrainCatalog catalog, string key)
+    public static (byte[] Value, EntryMetadata Metadata)? Peek(ShardCatalog catalog, string key)
     {
         var reader = new CapturingReader();
         var grain = catalog.GrainFor(Bytes(key));

@@ -1,6 +1,6 @@
 namespace Cubby.Grains;
 
-internal sealed partial class ShardGrain
+internal sealed partial class Shard
 {
     /// <summary>Gives every live key to <paramref name="sink"/> in one turn, so the set is a consistent snapshot.</summary>
     public void VisitKeys<TSink>(ref TSink sink)

@@ -2,7 +2,7 @@ using Cubby.Grains.Storage;
 
 namespace Cubby.Grains;
 
-internal sealed partial class ShardGrain
+internal sealed partial class Shard
 {
     /// <summary>Reads a live entry, renewing its sliding expiry first when <paramref name="slide"/> is set.</summary>
     public bool Read<TReader>(ReadOnlySpan<byte> key, bool slide, ref TReader reader)

@@ -3,14 +3,14 @@ using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;
 
-public sealed class GrainCatalogHandoffTests
+public sealed class CatalogMigrationTests
 {
     [Theory]
     [InlineData(StoreKind.Native)]
     [InlineData(StoreKind.Managed)]
     public void A_detached_grain_is_invisible_until_attached(StoreKind kind)
     {
-        using var pair = new HandoffPair(kind, kind);
+        using var pair = new MigrationPair(kind, kind);
         var slot = pair.MovingSlot;
 
         var grain = pair.Target.CreateDetached(slot);
@@ -31,30 +31,30 @@ public sealed class GrainCatalogHandoffTests
     [InlineData(StoreKind.Managed)]
     public void Attaching_replaces_the_slots_grain_and_disposes_it_releasing_its_bytes(StoreKind kind)
     {
-        using var pair = new HandoffPair(kind, kind);
+        using var pair = new MigrationPair(kind, kind);
         var slot = pair.MovingSlot;
-        HandoffPair.Set(pair.Target, HandoffPair.KeyOf(1), new byte[400]);
+        MigrationPair.Set(pair.Target, MigrationPair.KeyOf(1), new byte[400]);
         var old = pair.Target.Find(slot)!;
         var replacement = pair.Target.CreateDetached(slot);
         var none = default(NoReader);
-        replacement.Set(HandoffPair.Bytes(HandoffPair.KeyOf(2)), new byte[10], new SetRequest(WriteCondition.Always, ExpirySpec.Never), ref none);
+        replacement.Set(MigrationPair.Bytes(MigrationPair.KeyOf(2)), new byte[10], new SetRequest(WriteCondition.Always, ExpirySpec.Never), ref none);
 
         pair.Target.Attach(slot, replacement);
 
         Assert.Same(replacement, pair.Target[slot]);
         Assert.Equal(replacement.UsedBytes, pair.Target.Budget.Used);
-        Assert.Null(HandoffPair.Peek(pair.Target, HandoffPair.KeyOf(1)));
-        Assert.NotNull(HandoffPair.Peek(pair.Target, HandoffPair.KeyOf(2)));
-        Assert.Throws<ObjectDisposedException>(() => old.Exists(HandoffPair.Bytes(HandoffPair.KeyOf(1))));
+        Assert.Null(MigrationPair.Peek(pair.Target, MigrationPair.KeyOf(1)));
+        Assert.NotNull(MigrationPair.Peek(pair.Target, MigrationPair.KeyOf(2)));
+        Assert.Throws<ObjectDisposedException>(() => old.Exists(MigrationPair.Bytes(MigrationPair.KeyOf(1))));
 
         pair.Target.Attach(slot, replacement);
-        Assert.NotNull(HandoffPair.Peek(pair.Target, HandoffPair.KeyOf(2)));
+        Assert.NotNull(MigrationPair.Peek(pair.Target, MigrationPair.KeyOf(2)));
     }
 
     [Fact]
     public void Only_a_grain_of_the_same_slot_and_catalog_can_be_attached()
     {
-        using var pair = new HandoffPair(StoreKind.Native, StoreKind.Native);
+        using var pair = new MigrationPair(StoreKind.Native, StoreKind.Native);
         using var wrongSlot = pair.Target.CreateDetached(1);
         using var foreign = pair.Source.CreateDetached(2);
 
@@ -69,13 +69,13 @@ public sealed class GrainCatalogHandoffTests
     [InlineData(StoreKind.Managed)]
     public void A_disposed_grain_releases_its_bytes_once_and_refuses_calls_without_charging(StoreKind kind)
     {
-        using var pair = new HandoffPair(kind, kind);
+        using var pair = new MigrationPair(kind, kind);
         for (var i = 0; i < 50; i++)
         {
-            HandoffPair.Set(pair.Source, HandoffPair.KeyOf(i), new byte[i * 10]);
+            MigrationPair.Set(pair.Source, MigrationPair.KeyOf(i), new byte[i * 10]);
         }
 
-        HandoffPair.Set(pair.Source, "elsewhere", new byte[100]);
+        MigrationPair.Set(pair.Source, "elsewhere", new byte[100]);
         var grain = pair.Source.Detach(pair.MovingSlot)!;
         var others = pair.Source.Budget.Used - grain.UsedBytes;
 
@@ -84,8 +84,8 @@ public sealed class GrainCatalogHandoffTests
 
         Assert.Equal(others, pair.Source.Budget.Used);
         var none = default(NoReader);
-        Assert.Throws<ObjectDisposedException>(() => grain.Set(HandoffPair.Bytes("x"), new byte[10], new SetRequest(WriteCondition.Always, ExpirySpec.Never), ref none));
-        Assert.Throws<ObjectDisposedException>(() => grain.Exists(HandoffPair.Bytes(HandoffPair.KeyOf(1))));
+        Assert.Throws<ObjectDisposedException>(() => grain.Set(MigrationPair.Bytes("x"), new byte[10], new SetRequest(WriteCondition.Always, ExpirySpec.Never), ref none));
+        Assert.Throws<ObjectDisposedException>(() => grain.Exists(MigrationPair.Bytes(MigrationPair.KeyOf(1))));
         Assert.Throws<ObjectDisposedException>(() => grain.Install(Array.Empty<byte>(), pair.TargetEvictor));
         Assert.Equal(0, grain.Clear());
         Assert.Equal(0, grain.RemoveAllExpired());

@@ -3,7 +3,7 @@ using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;
 
-public sealed class ShardGrainAllocationTests
+public sealed class ShardAllocationTests
 {
     private const int Iterations = 20_000;
 
@@ -56,7 +56,7 @@ public sealed class ShardGrainAllocationTests
         Assert.Equal(200, reader.Sum);
     }
 
-    private static void ReadMany(ShardGrain grain, byte[] key, byte[] slidingKey, ref ByteSumReader reader)
+    private static void ReadMany(Shard grain, byte[] key, byte[] slidingKey, ref ByteSumReader reader)
     {
         for (var i = 0; i < Iterations; i++)
         {
@@ -67,7 +67,7 @@ public sealed class ShardGrainAllocationTests
         }
     }
 
-    private static int SetMany(ShardGrain grain, byte[] key, byte[] first, byte[] second, in SetRequest request)
+    private static int SetMany(Shard grain, byte[] key, byte[] first, byte[] second, in SetRequest request)
     {
         var none = default(NoReader);
         var updated = 0;

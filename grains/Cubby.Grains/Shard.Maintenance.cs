@@ -1,6 +1,6 @@
 namespace Cubby.Grains;
 
-internal sealed partial class ShardGrain
+internal sealed partial class Shard
 {
     /// <summary>
     /// One step of active expiry: looks at up to <paramref name="samples"/> random entries and removes the expired ones.
@@ -58,11 +58,21 @@ internal sealed partial class ShardGrain
 
     /// <summary>
     /// Frees memory by removing one entry chosen from <paramref name="samples"/> random ones: an expired entry if the
-    /// sample has one, else the least recently used (approximate LRU, as Redis samples). Returns the bytes freed.
+    /// sample has one, else the least recently used (approximate LRU, as Redis samples). Returns the bytes freed; 0 when
+    /// the shard is empty or another thread holds its turn.
     /// </summary>
+    /// <remarks>
+    /// A writer evicts while it may hold its own shard's turn (a command runs whole inside it), so taking another
+    /// shard's turn must never wait: two writers evicting from each other's shards would deadlock.
+    /// </remarks>
     public long EvictOne(int samples)
     {
-        lock (_turn)
+        if (!_turn.TryEnter())
+        {
+            return 0;
+        }
+
+        try
         {
             if (_store.Count == 0)
             {
@@ -98,6 +108,10 @@ internal sealed partial class ShardGrain
 
             RemoveEntry(victim);
             return before - _store.UsedBytes;
+        }
+        finally
+        {
+            _turn.Exit();
         }
     }
 }

@@ -1,7 +1,7 @@
-namespace Cubby.Grains.Handoff;
+namespace Cubby.Grains.Migration;
 
 /// <summary>
-/// The layout of a handoff chunk: the entries of one slot, streamed from its old owner to its new one. All integers
+/// The layout of a migration chunk: the entries of one slot, carried from its old silo to its new one when the shard grain migrates. All integers
 /// are little-endian; "varint" is the 7-bit unsigned encoding (low group first).
 /// <code>
 /// chunk   = header entry* trailer
@@ -13,7 +13,7 @@ namespace Cubby.Grains.Handoff;
 /// </code>
 /// Times are absolute Unix milliseconds, so an entry keeps its expiry on a silo whose process started at another time.
 /// </summary>
-internal static class HandoffFormat
+internal static class MigrationFormat
 {
     public const byte Version = 1;
 
@@ -68,5 +68,5 @@ internal static class HandoffFormat
         return written;
     }
 
-    public static uint Checksum(ReadOnlySpan<byte> bytes) => (uint)Hashing.XxHash64.Hash(bytes);
+    public static uint Checksum(ReadOnlySpan<byte> bytes) => (uint)System.IO.Hashing.XxHash64.HashToUInt64(bytes);
 }

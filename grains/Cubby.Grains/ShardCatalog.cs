@@ -5,11 +5,13 @@ using Cubby.Sharding;
 namespace Cubby.Grains;
 
 /// <summary>
-/// The grains a silo hosts, one per slot, activated on first use. The catalog owns the memory budget they share.
+/// The shards this silo holds, one per active <see cref="ShardGrain"/>, and the memory budget they share. The RESP
+/// front door finds a shard here to run a command on it directly; a shard that is absent lives on another silo, or
+/// is moving.
 /// </summary>
-internal sealed class ShardGrainCatalog : IDisposable
+internal sealed class ShardCatalog : IDisposable
 {
-    private readonly ShardGrain?[] _grains;
+    private readonly Shard?[] _grains;
     private readonly GrainSettings _settings;
     private readonly TimeProvider _time;
     private readonly Func<IEntryStore> _createStore;
@@ -18,16 +20,20 @@ internal sealed class ShardGrainCatalog : IDisposable
     private long _retiredExpired;
     private long _retiredEvicted;
 
-    public ShardGrainCatalog(GrainSettings settings, TimeProvider time, Func<IEntryStore>? createStore = null)
+    public ShardCatalog(GrainSettings settings, TimeProvider time, Func<IEntryStore>? createStore = null)
     {
         _settings = settings;
         _time = time;
         _createStore = createStore ?? (static () => new ManagedEntryStore());
         ShardMap = new ShardMap(settings.SlotCount);
         Budget = new MemoryBudget(settings.MaxMemoryBytes);
-        _grains = new ShardGrain?[settings.SlotCount];
+        _grains = new Shard?[settings.SlotCount];
         Sizer = _createStore();
+        Evictor = new Evictor(this);
     }
+
+    /// <summary>Makes room in the budget by evicting from this silo's shards.</summary>
+    public Evictor Evictor { get; }
 
     public ShardMap ShardMap { get; }
 
@@ -40,23 +46,23 @@ internal sealed class ShardGrainCatalog : IDisposable
     /// <summary>An empty store used only to size entries before they are written.</summary>
     private IEntryStore Sizer { get; }
 
-    public ShardGrain this[int slot] => Volatile.Read(ref _grains[slot]) ?? Activate(slot);
+    public Shard this[int slot] => Volatile.Read(ref _grains[slot]) ?? Activate(slot);
 
-    public ShardGrain GrainFor(ReadOnlySpan<byte> key) => this[ShardMap.SlotOf(key)];
+    public Shard GrainFor(ReadOnlySpan<byte> key) => this[ShardMap.SlotOf(key)];
 
     /// <summary>The grain of <paramref name="slot"/> if it has been activated; never activates one.</summary>
-    public ShardGrain? Find(int slot) => Volatile.Read(ref _grains[slot]);
+    public Shard? Find(int slot) => Volatile.Read(ref _grains[slot]);
 
     /// <summary>
     /// A new, empty grain for <paramref name="slot"/> on this catalog's store kind, budget and settings, not yet visible:
     /// a handoff installs the slot's entries into it and then <see cref="Attach"/>es it. Until then the caller owns it
     /// (and disposes it if the handoff is abandoned, which releases what it was charged).
     /// </summary>
-    public ShardGrain CreateDetached(int slot)
+    public Shard CreateDetached(int slot)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _grains.Length);
-        return new ShardGrain(slot, _createStore(), Budget, _time, _settings.MaxValueBytes);
+        return new Shard(slot, _createStore(), Budget, _time, _settings.MaxValueBytes);
     }
 
     /// <summary>
@@ -66,7 +72,7 @@ internal sealed class ShardGrainCatalog : IDisposable
     /// A caller still holding the replaced grain gets <see cref="ObjectDisposedException"/> from it.
     /// </summary>
     /// <exception cref="ArgumentException">The grain is of another slot, or was not created by this catalog.</exception>
-    public void Attach(int slot, ShardGrain grain)
+    public void Attach(int slot, Shard grain)
     {
         ArgumentNullException.ThrowIfNull(grain);
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
@@ -94,7 +100,7 @@ internal sealed class ShardGrainCatalog : IDisposable
     /// caller disposes it once its entries are handed off, which releases its bytes. A later call for the slot through
     /// this catalog's indexer activates a new, empty grain.
     /// </summary>
-    public ShardGrain? Detach(int slot)
+    public Shard? Detach(int slot)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _grains.Length);
@@ -108,6 +114,22 @@ internal sealed class ShardGrainCatalog : IDisposable
     }
 
     public long EstimateSize(int keyLength, int valueLength) => Sizer.SizeOf(keyLength, valueLength);
+
+    /// <summary>Evicts until an entry of these sizes fits in the budget; false when it cannot.</summary>
+    public bool EnsureRoom(int keyLength, int valueLength)
+    {
+        var bytes = EstimateSize(keyLength, valueLength);
+        return Budget.Available >= bytes || Evictor.MakeRoom(bytes);
+    }
+
+    /// <summary>Removes <paramref name="shard"/> from the catalog if it is still the one of <paramref name="slot"/>.</summary>
+    public void Detach(int slot, Shard shard)
+    {
+        if (Interlocked.CompareExchange(ref _grains[slot], null, shard) == shard)
+        {
+            Retire(shard);
+        }
+    }
 
     /// <summary>Entries held by every active grain.</summary>
     public long Count()
@@ -147,15 +169,15 @@ internal sealed class ShardGrainCatalog : IDisposable
         Sizer.Dispose();
     }
 
-    private void Retire(ShardGrain grain)
+    private void Retire(Shard grain)
     {
         Interlocked.Add(ref _retiredExpired, grain.ExpiredCount);
         Interlocked.Add(ref _retiredEvicted, grain.EvictedCount);
     }
 
-    private ShardGrain Activate(int slot)
+    private Shard Activate(int slot)
     {
-        var grain = new ShardGrain(slot, _createStore(), Budget, _time, _settings.MaxValueBytes);
+        var grain = new Shard(slot, _createStore(), Budget, _time, _settings.MaxValueBytes);
         var winner = Interlocked.CompareExchange(ref _grains[slot], grain, null);
         if (winner is null)
         {

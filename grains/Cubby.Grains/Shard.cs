@@ -1,0 +1,155 @@
+using Cubby.Grains.Capacity;
+using Cubby.Grains.Storage;
+
+namespace Cubby.Grains;
+
+/// <summary>
+/// One shard's entries, held by its <see cref="ShardGrain"/> activation. Every public method is one turn: it runs under
+/// the shard's exclusive lock, so a read and its slide, a compare-and-set or an increment can never interleave with
+/// another call. Grain calls take the turn on the activation's scheduler; the RESP front door of the silo that holds
+/// the activation takes it directly on the connection's thread (<see cref="TryEnterTurn"/>), which a grain call would
+/// only wrap in a queue hop. Once the grain deactivates the shard is closed and direct callers go through Orleans.
+/// </summary>
+internal sealed partial class Shard : IDisposable
+{
+    private readonly Lock _turn = new();
+    private readonly IEntryStore _store;
+    private readonly MemoryBudget _budget;
+    private readonly TimeProvider _time;
+    private readonly int _maxValueBytes;
+    private long _expired;
+    private long _evicted;
+    private bool _disposed;
+    private bool _closed;
+
+    public Shard(int slot, IEntryStore store, MemoryBudget budget, TimeProvider time, int maxValueBytes)
+    {
+        Slot = slot;
+        _store = store;
+        _budget = budget;
+        _time = time;
+        _maxValueBytes = maxValueBytes;
+    }
+
+    public int Slot { get; }
+
+    /// <summary>Entries held, including expired ones not yet collected.</summary>
+    public int Count
+    {
+        get
+        {
+            lock (_turn)
+            {
+                return _store.Count;
+            }
+        }
+    }
+
+    public long UsedBytes
+    {
+        get
+        {
+            lock (_turn)
+            {
+                return _store.UsedBytes;
+            }
+        }
+    }
+
+    /// <summary>Entries removed because they expired.</summary>
+    public long ExpiredCount => Volatile.Read(ref _expired);
+
+    /// <summary>Entries removed to stay within the memory budget.</summary>
+    public long EvictedCount => Volatile.Read(ref _evicted);
+
+    /// <summary>
+    /// Holds this grain's turn across several calls, for commands that must be atomic over several slots (MSETNX).
+    /// Turns are re-entrant on the holding thread. Callers take several grains in ascending slot order.
+    /// </summary>
+    public void EnterTurn() => _turn.Enter();
+
+    /// <summary>Releases a turn taken with <see cref="EnterTurn"/> or <see cref="TryEnterTurn"/>.</summary>
+    public void ExitTurn() => _turn.Exit();
+
+    /// <summary>
+    /// Takes this shard's turn for a caller outside its grain, unless the shard is closed: its grain is deactivating
+    /// or moving, and calls must go through Orleans to wherever it lands. Waits for a turn in progress.
+    /// </summary>
+    public bool TryEnterTurn()
+    {
+        _turn.Enter();
+        if (!_closed && !_disposed)
+        {
+            return true;
+        }
+
+        _turn.Exit();
+        return false;
+    }
+
+    /// <summary>Whether direct callers may still use this shard.</summary>
+    public bool IsOpen => !Volatile.Read(ref _closed) && !_disposed;
+
+    /// <summary>
+    /// Stops direct callers (<see cref="TryEnterTurn"/> answers false from now on), after any direct call in progress
+    /// has finished: whatever such a call wrote is in the store when the grain captures it for migration.
+    /// </summary>
+    public void Close()
+    {
+        lock (_turn)
+        {
+            Volatile.Write(ref _closed, true);
+        }
+    }
+
+    /// <summary>
+    /// Releases the grain's bytes from the shared budget and frees its store. A caller still holding the grain (it was
+    /// detached or replaced meanwhile) gets <see cref="ObjectDisposedException"/> from any call on a key, never a
+    /// write into a store that is gone.
+    /// </summary>
+    public void Dispose()
+    {
+        lock (_turn)
+        {
+            if (_disposed)
+            {
+                return;
+            }
+
+            _disposed = true;
+            _budget.Release(_store.UsedBytes);
+            _store.Dispose();
+        }
+    }
+
+    private long Now() => _time.GetUtcNow().ToUnixTimeMilliseconds();
+
+    /// <summary>The index of a live entry; an expired one is removed on the way (lazy expiry).</summary>
+    private int FindLive(ReadOnlySpan<byte> key, long now)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        var index = _store.IndexOf(key);
+        if (index >= 0 && _store.MetadataAt(index).IsExpiredAt(now))
+        {
+            RemoveEntry(index);
+            _expired++;
+            return -1;
+        }
+
+        return index;
+    }
+
+    /// <summary>What replacing the value at <paramref name="index"/> with one of <paramref name="newLength"/> bytes adds to the budget.</summary>
+    private long GrowthOf(int index, int newLength)
+    {
+        var keyLength = _store.KeyAt(index).Length;
+        return _store.SizeOf(keyLength, newLength) - _store.SizeOf(keyLength, _store.ValueAt(index).Length);
+    }
+
+    private void RemoveEntry(int index)
+    {
+        var bytes = _store.SizeOf(_store.KeyAt(index).Length, _store.ValueAt(index).Length);
+        _store.RemoveAt(index);
+        _budget.Release(bytes);
+    }
+}

@@ -1,0 +1,98 @@
+using Cubby.Resp;
+using Orleans;
+
+namespace Cubby.Sharding;
+
+/// <summary>
+/// The grain that holds one shard of the key space (its key is the shard number, <see cref="ShardMap.SlotOf(ReadOnlySpan{byte})"/>).
+/// Each call is one turn of the grain: nothing else runs on the shard meanwhile, so a read and its sliding renewal, a
+/// conditional write or an increment are atomic. Keys and values travel as <see cref="ImmutableAttribute">immutable</see>
+/// byte arrays: Orleans never copies them, so callers must not change an array after passing it.
+/// </summary>
+public interface IShardGrain : IGrainWithIntegerKey
+{
+    /// <summary>
+    /// Runs a RESP command whose keys all belong to this shard and returns its reply, encoded for
+    /// <paramref name="protocol"/>: the RESP front door of any silo sends a command here when the shard is not active on
+    /// that silo, so every silo answers every key with the same bytes Redis would.
+    /// </summary>
+    /// <param name="command">The command as a RESP array of bulk strings.</param>
+    /// <param name="protocol">The protocol of the client connection the reply goes back to.</param>
+    /// <returns>One whole RESP reply.</returns>
+    [return: Immutable]
+    ValueTask<byte[]> Execute([Immutable] byte[] command, RespVersion protocol);
+
+    /// <summary>Reads an entry and, when <paramref name="slide"/> is set, renews its sliding expiry in the same turn.</summary>
+    /// <param name="key">The key.</param>
+    /// <param name="slide">Whether the read renews a sliding expiry.</param>
+    /// <returns>The entry, or null when it is absent or expired.</returns>
+    ValueTask<ShardEntry?> Get([Immutable] byte[] key, bool slide);
+
+    /// <summary>Reads several entries of this shard in one turn (see <see cref="Get"/>).</summary>
+    /// <param name="keys">The keys, each of this shard.</param>
+    /// <param name="slide">Whether the reads renew sliding expiries.</param>
+    /// <returns>One entry or null per key, in order.</returns>
+    ValueTask<ShardEntry?[]> GetMany([Immutable] byte[][] keys, bool slide);
+
+    /// <summary>Writes an entry if <paramref name="condition"/> holds, evicting others first when the memory budget is full.</summary>
+    /// <param name="key">The key.</param>
+    /// <param name="value">The value.</param>
+    /// <param name="expiry">When the entry expires.</param>
+    /// <param name="flags">Flags stored with the entry.</param>
+    /// <param name="condition">When the write applies.</param>
+    /// <returns>What the write did.</returns>
+    /// <exception cref="CubbyOutOfMemoryException">The entry does not fit in the budget even after eviction.</exception>
+    ValueTask<WriteOutcome> Set([Immutable] byte[] key, [Immutable] byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition);
+
+    /// <summary>Writes several entries of this shard in one turn, unconditionally, all with the same expiry and flags.</summary>
+    /// <param name="keys">The keys, each of this shard.</param>
+    /// <param name="values">One value per key.</param>
+    /// <param name="expiry">When the entries expire.</param>
+    /// <param name="flags">Flags stored with each entry.</param>
+    /// <returns>What each write did.</returns>
+    /// <exception cref="CubbyOutOfMemoryException">An entry does not fit; the ones before it are written.</exception>
+    ValueTask<WriteOutcome[]> SetMany([Immutable] byte[][] keys, [Immutable] byte[][] values, ShardExpiry expiry, CacheEntryFlags flags);
+
+    /// <summary>Renews an entry's sliding expiry without reading it.</summary>
+    /// <param name="key">The key.</param>
+    /// <returns>False when the entry is absent.</returns>
+    ValueTask<bool> Refresh([Immutable] byte[] key);
+
+    /// <summary>Removes entries of this shard.</summary>
+    /// <param name="keys">The keys, each of this shard.</param>
+    /// <returns>How many existed.</returns>
+    ValueTask<int> Remove([Immutable] byte[][] keys);
+
+    /// <summary>Milliseconds an entry has left to live, as Redis's PTTL: -1 without expiry, -2 when absent.</summary>
+    /// <param name="key">The key.</param>
+    /// <returns>The time to live in milliseconds, -1 or -2.</returns>
+    ValueTask<long> TimeToLive([Immutable] byte[] key);
+
+    /// <summary>Adds <paramref name="delta"/> to an integer entry (absent counts as 0), keeping its expiry.</summary>
+    /// <param name="key">The key.</param>
+    /// <param name="delta">What to add.</param>
+    /// <returns>The new value.</returns>
+    /// <exception cref="InvalidOperationException">The value is not an integer, or the result would overflow.</exception>
+    ValueTask<long> Increment([Immutable] byte[] key, long delta);
+
+    /// <summary>The shard's live keys (SCAN, KEYS), optionally only those matching a Redis glob pattern.</summary>
+    /// <param name="pattern">A glob pattern as KEYS takes it, or null for every key.</param>
+    /// <returns>The keys, in no particular order.</returns>
+    [return: Immutable]
+    ValueTask<byte[][]> Keys([Immutable] byte[]? pattern);
+
+    /// <summary>Entries held, and how many of them have an expiry (expired ones not yet collected included).</summary>
+    /// <returns>The counts.</returns>
+    ValueTask<ShardCounts> Count();
+
+    /// <summary>Removes every entry of the shard (FLUSHALL).</summary>
+    /// <returns>How many there were.</returns>
+    ValueTask<int> Clear();
+
+    /// <summary>
+    /// Asks the shard to move to its home silo (rendezvous hashing of the shard number over the compatible active
+    /// silos) when it is elsewhere, entries and all; a silo calls it for its shards when the cluster changes.
+    /// </summary>
+    /// <returns>True when the shard was elsewhere and is now moving.</returns>
+    ValueTask<bool> MoveHome();
+}

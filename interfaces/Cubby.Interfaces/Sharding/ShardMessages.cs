@@ -1,0 +1,69 @@
+using Orleans;
+
+namespace Cubby.Sharding;
+
+/// <summary>An entry read from a shard: its value, flags and time left to live.</summary>
+/// <param name="Value">The value.</param>
+/// <param name="Flags">The flags stored with it.</param>
+/// <param name="TimeToLive">Milliseconds left to live after the read (and its sliding renewal); -1 without expiry.</param>
+[GenerateSerializer, Immutable]
+public sealed record ShardEntry([property: Id(0)] byte[] Value, [property: Id(1)] CacheEntryFlags Flags, [property: Id(2)] long TimeToLive);
+
+/// <summary>
+/// When an entry written through <see cref="IShardGrain"/> expires: never (both zero), at an absolute time, after a
+/// sliding window renewed by every read, or both (the window never renews past the absolute time).
+/// </summary>
+/// <param name="ExpiresAt">Unix milliseconds of the absolute expiry, or 0 for none.</param>
+/// <param name="SlidingWindow">The sliding window in milliseconds, or 0 for none.</param>
+[GenerateSerializer, Immutable]
+public readonly record struct ShardExpiry([property: Id(0)] long ExpiresAt, [property: Id(1)] long SlidingWindow)
+{
+    /// <summary>No expiry.</summary>
+    public static ShardExpiry Never => default;
+}
+
+/// <summary>When a write through <see cref="IShardGrain"/> applies.</summary>
+[GenerateSerializer]
+public enum ShardWriteCondition
+{
+    /// <summary>Always.</summary>
+    Always,
+
+    /// <summary>Only when the key is absent (NX).</summary>
+    IfAbsent,
+
+    /// <summary>Only when the key exists (XX).</summary>
+    IfPresent,
+}
+
+/// <summary>A shard's entry counts.</summary>
+/// <param name="Entries">Entries held, expired ones not yet collected included.</param>
+/// <param name="WithExpiry">Of those, the ones with an expiry.</param>
+[GenerateSerializer, Immutable]
+public readonly record struct ShardCounts([property: Id(0)] long Entries, [property: Id(1)] long WithExpiry);
+
+/// <summary>A write that does not fit in the silo's memory budget, even after evicting what could be evicted.</summary>
+[GenerateSerializer]
+public sealed class CubbyOutOfMemoryException : Exception
+{
+    /// <summary>Creates the exception with the default message.</summary>
+    public CubbyOutOfMemoryException()
+        : base("The entry does not fit in the silo's memory budget (Cubby:MaxMemoryBytes), even after eviction.")
+    {
+    }
+
+    /// <summary>Creates the exception with a message.</summary>
+    /// <param name="message">The message.</param>
+    public CubbyOutOfMemoryException(string message)
+        : base(message)
+    {
+    }
+
+    /// <summary>Creates the exception with a message and the exception that caused it.</summary>
+    /// <param name="message">The message.</param>
+    /// <param name="innerException">The cause.</param>
+    public CubbyOutOfMemoryException(string message, Exception innerException)
+        : base(message, innerException)
+    {
+    }
+}

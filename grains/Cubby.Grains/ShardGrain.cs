@@ -22,8 +22,8 @@ namespace Cubby.Grains;
 internal sealed partial class ShardGrain(
     ShardCatalog catalog,
     ShardHomes homes,
-    IShardCommandExecutor commands,
-    ILogger<ShardGrain> logger) : Grain, IShardGrain, IGrainMigrationParticipant, IRemindable
+    ILogger<ShardGrain> logger,
+    IShardCommandExecutor? commands = null) : Grain, IShardGrain, IGrainMigrationParticipant, IRemindable
 {
     /// <summary>The grain type's name, stable across versions: the directory and reminders know shards by it.</summary>
     public const string GrainTypeName = "cubby-shard";
@@ -132,7 +132,9 @@ internal sealed partial class ShardGrain(
     }
 
     public ValueTask<byte[]> Execute(byte[] command, RespVersion protocol) =>
-        ValueTask.FromResult(commands.Execute(Entries, command, protocol));
+        commands is null
+            ? throw new NotSupportedException("This silo hosts Cubby's shard grains without the RESP command layer, so it cannot run RESP commands.")
+            : ValueTask.FromResult(commands.Execute(Entries, command, protocol));
 
     public ValueTask<ShardEntry?> Get(byte[] key, bool slide)
     {

@@ -1,10 +1,9 @@
 namespace Cubby.Grains.Expiry;
 
 /// <summary>
-/// Removes expired entries nobody reads: the active cycle, like Redis's, samples a few shards at a time within a time
-/// budget and stays on a shard while much of its sample has expired. One timer per silo walks the shards it holds,
-/// rather than a grain timer per shard: 1024 timers ticking every 100 ms cost CPU on an idle silo and count as grain
-/// calls. The full sweep that bounds how long an expired entry can survive is each shard grain's reminder.
+/// Removes expired entries nobody reads. The active cycle, like Redis's, samples a few grains at a time within a time
+/// budget and stays on a grain while much of its sample has expired; the full sweep, the grains' periodic
+/// "reminder", walks every entry of every grain so nothing expired outlives one sweep interval.
 /// </summary>
 internal sealed class ExpiryCollector : IDisposable
 {
@@ -14,8 +13,10 @@ internal sealed class ExpiryCollector : IDisposable
     private readonly ShardCatalog _catalog;
     private readonly TimeProvider _time;
     private ITimer? _activeTimer;
+    private ITimer? _sweepTimer;
     private int _nextSlot;
     private int _activeRunning;
+    private int _sweepRunning;
 
     public ExpiryCollector(ShardCatalog catalog, TimeProvider time)
     {
@@ -26,7 +27,8 @@ internal sealed class ExpiryCollector : IDisposable
     public void Start()
     {
         var settings = _catalog.Settings;
-        _activeTimer = _time.CreateTimer(static state => Tick((ExpiryCollector)state!), this, settings.ActiveExpiryInterval, settings.ActiveExpiryInterval);
+        _activeTimer = _time.CreateTimer(static state => Tick((ExpiryCollector)state!, active: true), this, settings.ActiveExpiryInterval, settings.ActiveExpiryInterval);
+        _sweepTimer = _time.CreateTimer(static state => Tick((ExpiryCollector)state!, active: false), this, settings.FullSweepInterval, settings.FullSweepInterval);
     }
 
     /// <summary>One active cycle; returns the entries removed.</summary>
@@ -53,9 +55,22 @@ internal sealed class ExpiryCollector : IDisposable
         return removed;
     }
 
+    /// <summary>One full sweep of every grain; returns the entries removed.</summary>
+    public int RunFullSweep()
+    {
+        var removed = 0;
+        for (var slot = 0; slot < _catalog.SlotCount; slot++)
+        {
+            removed += _catalog.Find(slot)?.RemoveAllExpired() ?? 0;
+        }
+
+        return removed;
+    }
+
     public void Dispose()
     {
         _activeTimer?.Dispose();
+        _sweepTimer?.Dispose();
     }
 
     private int SampleUntilClean(Shard grain, int samples, long started, TimeSpan budget)
@@ -72,21 +87,25 @@ internal sealed class ExpiryCollector : IDisposable
         }
     }
 
-    /// <summary>Skips a tick while the previous one still runs, so slow cycles never pile up.</summary>
-    private static void Tick(ExpiryCollector collector)
+    /// <summary>
+    /// Skips a tick while the previous tick of the same kind still runs, so slow cycles never pile up; the two kinds
+    /// never skip each other, so a sweep always runs once per interval.
+    /// </summary>
+    private static void Tick(ExpiryCollector collector, bool active)
     {
-        if (Interlocked.Exchange(ref collector._activeRunning, 1) == 1)
+        ref var running = ref active ? ref collector._activeRunning : ref collector._sweepRunning;
+        if (Interlocked.Exchange(ref running, 1) == 1)
         {
             return;
         }
 
         try
         {
-            collector.RunActiveCycle();
+            _ = active ? collector.RunActiveCycle() : collector.RunFullSweep();
         }
         finally
         {
-            Volatile.Write(ref collector._activeRunning, 0);
+            Volatile.Write(ref running, 0);
         }
     }
 }

@@ -18,12 +18,15 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
     /// <summary>This silo.</summary>
     public SiloAddress Self => local.SiloAddress;
 
+    /// <summary>Set when this silo stops: from then on no shard's home is here.</summary>
+    public bool Leaving { get; set; }
+
     /// <summary>The home of <paramref name="shard"/> in the membership and manifests this silo knows now.</summary>
     public SiloAddress HomeOf(int shard)
     {
         var manifest = manifests.Current;
         var candidates = membership.CurrentSnapshot.Members.Values
-            .Where(member => member.Status == SiloStatus.Active
+            .Where(member => member.Status == SiloStatus.Active && !(Leaving && member.SiloAddress.Equals(Self))
                 && manifest.Silos.TryGetValue(member.SiloAddress, out var silo) && silo.Grains.ContainsKey(ShardGrainType))
             .Select(static member => member.SiloAddress)
             .ToArray();

@@ -1,5 +1,6 @@
 using Cubby.Grains;
 using Cubby.Resp;
+using Cubby.Text;
 
 namespace Cubby.Silo.Commands;
 

@@ -5,6 +5,7 @@ using Cubby.Resp;
 using Cubby.Silo.Cluster;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
+using Cubby.Text;
 
 namespace Cubby.Silo.Commands;
 

@@ -256,7 +256,7 @@ internal static class StringCommands
             return;
         }
 
-        var held = new List<ShardGrain>(slots.Count);
+        var held = new List<Shard>(slots.Count);
         try
         {
             foreach (var slot in slots)

@@ -28,7 +28,7 @@ internal sealed class SiloRuntime : IDisposable
         MembershipTables = membershipTables;
         Options = options.Value;
         Time = time;
-        Catalog = new ShardGrainCatalog(
+        Catalog = new ShardCatalog(
             new GrainSettings
             {
                 SlotCount = Options.SlotCount,
@@ -72,7 +72,7 @@ internal sealed class SiloRuntime : IDisposable
 
     public TimeProvider Time { get; }
 
-    public ShardGrainCatalog Catalog { get; }
+    public ShardCatalog Catalog { get; }
 
     public Evictor Evictor { get; }
 

@@ -11,7 +11,7 @@ namespace Cubby.Silo.Cluster.Handoff;
 /// </summary>
 internal sealed partial class HandoffReceiver(SiloRuntime silo, ILogger<HandoffReceiver> logger) : IDisposable
 {
-    private readonly ConcurrentDictionary<int, ShardGrain> _incoming = new();
+    private readonly ConcurrentDictionary<int, Shard> _incoming = new();
 
     public void Begin(int slot)
     {

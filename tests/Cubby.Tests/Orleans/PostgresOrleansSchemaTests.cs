@@ -1,0 +1,84 @@
+using System.Net;
+using System.Net.Sockets;
+using Cubby.Grains;
+using Cubby.Grains.Storage;
+using Cubby.Sharding;
+using Cubby.Silo.Clustering.Postgres;
+using Cubby.Tests.Client;
+using Cubby.Tests.Infrastructure;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Orleans.Configuration;
+using Npgsql;
+using Orleans.Hosting;
+
+namespace Cubby.Tests.Orleans;
+
+/// <summary>Cubby's own PostgreSQL scripts for Orleans' ADO.NET providers, against a real PostgreSQL and a real silo.</summary>
+[Collection(PostgresCollection.Name)]
+public sealed class PostgresOrleansSchemaTests(PostgresServer server) : IAsyncLifetime
+{
+    private readonly string _schema = $"cubby_orleans_{Guid.NewGuid():N}";
+
+    private string ConnectionString => server.ConnectionStringFor(_schema);
+
+    public Task InitializeAsync() => server.ExecuteAsync($"CREATE SCHEMA {_schema}");
+
+    public Task DisposeAsync() => server.ExecuteAsync($"DROP SCHEMA {_schema} CASCADE");
+
+    [Fact]
+    public async Task The_scripts_apply_twice_and_concurrently_and_Orleans_clustering_and_reminders_run_on_them()
+    {
+        await PostgresSchema.ApplyAsync(ConnectionString, CancellationToken.None);
+        await PostgresSchema.ApplyAsync(ConnectionString, CancellationToken.None);
+        await Task.WhenAll(Enumerable.Range(0, 3).Select(_ => PostgresSchema.ApplyAsync(ConnectionString, CancellationToken.None)));
+        Assert.Equal(17L, await CountAsync($"SELECT count(*) FROM {_schema}.orleansquery"));
+
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.UseOrleans(silo =>
+        {
+            silo.Configure<ClusterOptions>(options => (options.ClusterId, options.ServiceId) = ("pg-test", "cubby"));
+            silo.ConfigureEndpoints(IPAddress.Loopback, FreePort(), FreePort());
+            silo.UseAdoNetClustering(options => (options.Invariant, options.ConnectionString) = ("Npgsql", ConnectionString));
+            silo.UseAdoNetReminderService(options => (options.Invariant, options.ConnectionString) = ("Npgsql", ConnectionString));
+            silo.Services.Configure<ReminderOptions>(options => options.MinimumReminderPeriod = TimeSpan.FromSeconds(1));
+            silo.AddShardGrains(new GrainSettings { MaxMemoryBytes = 16L * 1024 * 1024, FullSweepInterval = TimeSpan.FromSeconds(1) }, static () => new ManagedEntryStore());
+        });
+        using var host = builder.Build();
+        await host.StartAsync();
+        try
+        {
+            var grains = host.Services.GetRequiredService<IGrainFactory>();
+            Assert.Equal(WriteOutcome.Created, await grains.GetGrain<IShardGrain>(7).Set("k"u8.ToArray(), "v"u8.ToArray(), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always));
+
+            // Active = 3 in Orleans' SiloStatus; the shard's activation registered its sweep reminder in the table.
+            Assert.Equal(1L, await CountAsync($"SELECT count(*) FROM {_schema}.orleansmembershiptable WHERE status = 3"));
+            await Poll.UntilAsync(async () => await CountAsync($"SELECT count(*) FROM {_schema}.orleansreminderstable WHERE remindername = 'sweep'") == 1,
+                TimeSpan.FromSeconds(30), "the shard's sweep reminder row");
+        }
+        finally
+        {
+            await host.StopAsync();
+        }
+
+        // A graceful stop marks the silo Dead (6) in the table.
+        Assert.Equal(6L, await CountAsync($"SELECT max(status) FROM {_schema}.orleansmembershiptable"));
+    }
+
+    private async Task<long> CountAsync(string sql)
+    {
+        await using var connection = new NpgsqlConnection(ConnectionString);
+        await connection.OpenAsync();
+        await using var command = new NpgsqlCommand(sql, connection);
+        return Convert.ToInt64(await command.ExecuteScalarAsync(), System.Globalization.CultureInfo.InvariantCulture);
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+}

@@ -2,12 +2,12 @@ using Cubby.Client;
 
 namespace Cubby.SampleWeb;
 
-/// <summary>Which silo owns a key: what the client routes by.</summary>
+/// <summary>Which slot holds a key, and the silo where that slot's shard is active, as a silo answers CUBBY.OWNER.</summary>
 internal static class Owner
 {
     public static async Task<IResult> GetAsync(string key, ICubbyClient cache, CancellationToken cancellationToken)
     {
         var owner = await cache.GetOwnerAsync(key, cancellationToken).ConfigureAwait(false);
-        return Results.Ok(new { key, owner.Slot, silo = owner.Silo.ToString(), siloId = owner.Silo.Id, owner.ViewVersion });
+        return Results.Ok(new { key, owner.Slot, owner.Silo });
     }
 }

@@ -10,13 +10,13 @@ using Microsoft.Extensions.Options;
 
 namespace Cubby.Client;
 
-/// <summary>The <see cref="ICubbyClient"/> over routed, multiplexed connections.</summary>
+/// <summary>The <see cref="ICubbyClient"/> over multiplexed connections to the first silo up among the configured endpoints.</summary>
 internal sealed partial class CubbyClient : ICubbyClient, IDisposable
 {
     private readonly CubbyClientOptions _options;
     private readonly ICubbySerializer _serializer;
     private readonly TimeProvider _time;
-    private readonly ClusterRouter _router;
+    private readonly SeedRouter _router;
     private readonly CancellationTokenSource _disposed = new();
 
     public CubbyClient(IOptions<CubbyClientOptions> options, ICubbySerializer? serializer = null, ILoggerFactory? loggers = null, TimeProvider? time = null)
@@ -24,10 +24,10 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         _options = options.Value;
         _serializer = serializer ?? new SystemTextJsonCubbySerializer(_options.JsonSerializerOptions);
         _time = time ?? TimeProvider.System;
-        _router = new ClusterRouter(_options, loggers ?? NullLoggerFactory.Instance, _time);
+        _router = new SeedRouter(_options, loggers ?? NullLoggerFactory.Instance, _time);
     }
 
-    internal ClusterRouter Router => _router;
+    internal SeedRouter Router => _router;
 
     public ValueTask<WriteOutcome> PutAsync(string key, ReadOnlyMemory<byte> value, CacheEntryOptions? options = null, CancellationToken cancellationToken = default) =>
         PutAsync(key, new ReadOnlySequence<byte>(value), options, cancellationToken);
@@ -81,7 +81,7 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     public ValueTask<KeyOwner> GetOwnerAsync(string key, CancellationToken cancellationToken = default)
     {
         CheckKey(key);
-        return _router.OwnerOfAsync(key, cancellationToken);
+        return _router.SendAsync(KeyCommand.Owner(key), Replies.Owner, null, cancellationToken);
     }
 
     public void Dispose()

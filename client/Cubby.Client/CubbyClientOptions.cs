@@ -11,12 +11,15 @@ public sealed class CubbyClientOptions
 
     /// <summary>
     /// The connection string read besides the section (<c>ConnectionStrings:cubby</c>), as orchestrators hand one to an
-    /// app: seed silos as <c>host:port</c> separated by commas, optionally with <c>password=...</c>. Its endpoints are
+    /// app: silos as <c>host:port</c> separated by commas, optionally with <c>password=...</c>. Its endpoints are
     /// added to <see cref="Endpoints"/>; its password is used unless <see cref="Password"/> is set.
     /// </summary>
     public const string ConnectionStringName = "cubby";
 
-    /// <summary>Seed silos as <c>host:port</c>; the client reads the cluster view from the first that answers.</summary>
+    /// <summary>
+    /// Silos' RESP endpoints as <c>host:port</c>, in order of preference. Every silo serves every key: each call goes to
+    /// the first endpoint whose connection is not known to be down, and moves on to the next when its connection fails.
+    /// </summary>
     public IList<string> Endpoints { get; } = new List<string>();
 
     /// <summary>The silos' password (<c>Cubby:Password</c> on the silo), or null when they need none.</summary>

@@ -1,19 +1,20 @@
 namespace Cubby.Client;
 
 /// <summary>
-/// A Cubby cluster as a cache: bytes and typed objects, with absolute, relative and sliding expiry. Each call goes
-/// straight to the silo that owns the key. Keys are non-empty strings of at most
-/// <see cref="CubbyClientOptions.MaxKeyBytes"/> UTF-8 bytes.
+/// A Cubby cluster as a cache: bytes and typed objects, with absolute, relative and sliding expiry. Every silo serves
+/// every key, so each call goes to the first of <see cref="CubbyClientOptions.Endpoints"/> whose connection is up.
+/// Keys are non-empty strings of at most <see cref="CubbyClientOptions.MaxKeyBytes"/> UTF-8 bytes.
 /// </summary>
 /// <remarks>
-/// When a connection fails, a call is sent again, to the key's owner in the newest cluster view, within its
+/// When a connection fails, a call is sent again, to the next endpoint not known to be down, within its
 /// <see cref="CubbyClientOptions.OperationTimeout"/>: always when the command had not been written to the socket yet,
 /// and, when it had been written but the connection was lost before the reply, only when running it twice leaves the
 /// cache as running it once does. Every method here qualifies: reads (which renew a sliding expiry once more),
 /// <see cref="RefreshAsync"/>, and the unconditional writes <see cref="PutAsync"/> and <see cref="EvictAsync"/>; a write
 /// sent twice may report <see cref="WriteOutcome.Updated"/> or <see cref="RemoveOutcome.NotFound"/> for the second
-/// run. Timeouts, error replies and cancellations are never retried. The same holds for the
-/// <c>IDistributedCache</c> methods.
+/// run. Timeouts, error replies and cancellations are never retried. A call no endpoint can take (every one is down,
+/// or failed it) fails with <see cref="CubbyConnectionException"/>. The same holds for the <c>IDistributedCache</c>
+/// methods.
 /// </remarks>
 public interface ICubbyClient
 {
@@ -62,13 +63,14 @@ public interface ICubbyClient
     ValueTask<TimeSpan?> GetTimeToLiveAsync(string key, CancellationToken cancellationToken = default);
 
     /// <summary>
-    /// Which silo owns a key in the cluster view this client routes by, reading the view first when the client has
-    /// none yet. Nothing is sent about the key itself.
+    /// Asks a silo (<c>CUBBY.OWNER</c>) which slot holds a key and on which silo that slot's shard is active. This is
+    /// for looking, not routing: calls about the key go to any silo all the same. Nothing about the key is read or
+    /// changed.
     /// </summary>
     /// <param name="key">The key.</param>
-    /// <param name="cancellationToken">Cancels the wait for the first view.</param>
-    /// <returns>The key's slot, its owner and the view's version.</returns>
-    /// <exception cref="CubbyConnectionException">No view was read: no silo answered.</exception>
+    /// <param name="cancellationToken">Cancels the wait.</param>
+    /// <returns>The key's slot and the RESP endpoint (<c>host:port</c>) of the silo where its shard is active.</returns>
+    /// <exception cref="CubbyConnectionException">No silo could take the call.</exception>
     ValueTask<KeyOwner> GetOwnerAsync(string key, CancellationToken cancellationToken = default);
 
     /// <summary>Serializes and stores an object.</summary>

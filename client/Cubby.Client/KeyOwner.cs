@@ -1,9 +1,13 @@
-using Cubby.Cluster;
-
 namespace Cubby.Client;
 
-/// <summary>Where a key lives in the cluster view a client routes by.</summary>
-/// <param name="Slot">The key's slot (the hash of the key, or of its <c>{hash tag}</c>, modulo the slot count).</param>
-/// <param name="Silo">The silo that owns the slot, to which the client sends the key's commands.</param>
-/// <param name="ViewVersion">The version of the view the owner was read from; a later view may move the slot.</param>
-public sealed record KeyOwner(int Slot, SiloEndpoint Silo, long ViewVersion);
+/// <summary>Where a key lives in the cluster, as a silo answered <c>CUBBY.OWNER</c>.</summary>
+/// <param name="Slot">
+/// The key's slot, the number of the shard that holds it: the hash of the key, or of its <c>{hash tag}</c>, modulo
+/// the slot count (see <c>Cubby.Sharding.ShardMap</c>).
+/// </param>
+/// <param name="Silo">
+/// The RESP endpoint, <c>host:port</c>, of the silo where that shard is active when the silo answered. The client
+/// does not route by it: every silo serves every key, reaching its shard through the cluster. The shard may move
+/// later (rebalancing, a silo leaving).
+/// </param>
+public sealed record KeyOwner(int Slot, string Silo);

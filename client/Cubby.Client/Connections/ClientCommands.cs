@@ -16,6 +16,9 @@ internal static class ClientCommands
 
     public static ReadOnlySpan<byte> TimeToLive(string key) => KeyCommand("PTTL"u8, key);
 
+    /// <summary>CUBBY.OWNER key: the key's slot and the silo where its shard is active.</summary>
+    public static ReadOnlySpan<byte> Owner(string key) => KeyCommand("CUBBY.OWNER"u8, key);
+
     /// <summary>CUBBY.SET key value [PXAT ms] [SLIDE ms] [FLAGS n].</summary>
     public static ReadOnlySpan<byte> Set(string key, ReadOnlySequence<byte> value, long expiresAt, long slidingWindow, CacheEntryFlags flags)
     {

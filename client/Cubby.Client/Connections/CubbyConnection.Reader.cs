@@ -1,7 +1,6 @@
 using System.Buffers;
 using System.Net;
 using System.Net.Sockets;
-using Cubby.Cluster;
 using Cubby.Resp;
 using Microsoft.Extensions.Logging;
 
@@ -33,7 +32,7 @@ internal sealed partial class CubbyConnection
 
                 _down = false;
                 _connectedSignal.Set();
-                _firstAttemptSignal.Set();
+                _firstAttempt.TrySetResult();
                 Log.Connected(_logger, Host, Port);
                 backoff = _options.ReconnectMinDelay;
                 ReadReplies(socket);
@@ -42,7 +41,7 @@ internal sealed partial class CubbyConnection
             {
                 _lastError = exception;
                 _down = true;
-                _firstAttemptSignal.Set();
+                _firstAttempt.TrySetResult();
                 if (!_disposedSignal.IsSet)
                 {
                     Log.ConnectionFailed(_logger, Host, Port, exception.Message);
@@ -82,7 +81,6 @@ internal sealed partial class CubbyConnection
         {
             var lost = new CubbyConnectionException($"The connection to the silo at {Host}:{Port} was lost: {_lastError?.Message}", _lastError) { Failure = CallFailure.LostInFlight };
             FailPending(lost, NotConnected());
-            _observer?.OnLost(this);
         }
     }
 
@@ -174,6 +172,7 @@ internal sealed partial class CubbyConnection
         {
             while (_replies.TryTakeReply(out var reply))
             {
+                // Pushes (RESP3) answer no call: they are skipped, so the FIFO of pending calls stays in step.
                 if (!Replies.IsPush(reply))
                 {
                     PendingCall? call;
@@ -190,10 +189,6 @@ internal sealed partial class CubbyConnection
                     call.Complete(reply);
                     call.ReleaseByConnection();
                 }
-                else if (_observer is not null)
-                {
-                    OnPush(reply);
-                }
 
                 _replies.Consume(reply);
             }
@@ -202,26 +197,6 @@ internal sealed partial class CubbyConnection
             {
                 throw new CubbyConnectionException($"The silo at {Host}:{Port} closed the connection.");
             }
-        }
-    }
-
-    /// <summary>Hands a <c>cubby.view</c> push to the observer; other pushes are ignored, and so is a view that does not parse.</summary>
-    private void OnPush(ReadOnlySequence<byte> push)
-    {
-        ClusterView? view;
-        try
-        {
-            view = Replies.ViewPush(push);
-        }
-        catch (Exception exception) when (exception is CubbyException or ArgumentException)
-        {
-            Log.UnreadablePush(_logger, Host, Port, exception.Message);
-            return;
-        }
-
-        if (view is not null)
-        {
-            _observer!.OnView(view);
         }
     }
 
@@ -235,8 +210,5 @@ internal sealed partial class CubbyConnection
 
         [LoggerMessage(3, LogLevel.Debug, "Sending to the silo at {Host}:{Port} failed")]
         public static partial void SendFailed(ILogger logger, Exception exception, string host, int port);
-
-        [LoggerMessage(4, LogLevel.Warning, "The silo at {Host}:{Port} pushed a cluster view that does not parse: {Reason}")]
-        public static partial void UnreadablePush(ILogger logger, string host, int port, string reason);
     }
 }

@@ -25,8 +25,7 @@ internal sealed partial class CubbyConnection : IDisposable
     private readonly Thread _readerThread;
     private readonly ITimer _timeoutSweep;
     private readonly ReplyBuffer _replies;
-    private readonly IConnectionObserver? _observer;
-    private readonly ManualResetEventSlim _firstAttemptSignal = new(false);
+    private readonly TaskCompletionSource _firstAttempt = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private ArrayBufferWriter<byte> _outgoing = new(4096);
     private ArrayBufferWriter<byte> _sending = new(4096);
     private TaskCompletionSource _connected = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -41,14 +40,13 @@ internal sealed partial class CubbyConnection : IDisposable
     private long _queuedCalls;
     private long _handedCalls;
 
-    public CubbyConnection(string host, int port, CubbyClientOptions options, ILogger logger, TimeProvider time, IConnectionObserver? observer = null)
+    public CubbyConnection(string host, int port, CubbyClientOptions options, ILogger logger, TimeProvider time)
     {
         Host = host;
         Port = port;
         _options = options;
         _logger = logger;
         _time = time;
-        _observer = observer;
         _replies = new ReplyBuffer(options.MaxValueBytes);
         var sweepEvery = TimeSpan.FromMilliseconds(Math.Clamp(options.OperationTimeout.TotalMilliseconds / 4, 10, 250));
         _timeoutSweep = time.CreateTimer(static state => ((CubbyConnection)state!).TimeOutLateCalls(), this, sweepEvery, sweepEvery);
@@ -68,8 +66,12 @@ internal sealed partial class CubbyConnection : IDisposable
     /// <summary>The reason of the last failure to connect or of the last lost connection.</summary>
     public Exception? LastError => _lastError;
 
-    /// <summary>Waits until the first attempt to connect has succeeded or failed; false when it is still under way.</summary>
-    public bool WaitForFirstAttempt(TimeSpan timeout) => _firstAttemptSignal.Wait(timeout);
+    /// <summary>
+    /// Completes (never faults) once the first attempt to connect has succeeded or failed, so a caller can tell a silo
+    /// still connecting from one that is down. A synchronous wait on it is woken by the reader thread directly, so it
+    /// needs no thread-pool thread.
+    /// </summary>
+    public Task FirstAttempt => _firstAttempt.Task;
 
     /// <summary>
     /// Sends a command encoded with <see cref="CommandBuffer"/> on this thread (pass <see cref="CommandBuffer.Written"/>)
@@ -122,7 +124,7 @@ internal sealed partial class CubbyConnection : IDisposable
         }
 
         _down = true;
-        _firstAttemptSignal.Set();
+        _firstAttempt.TrySetResult();
         _disposedSignal.Set();
         _timeoutSweep.Dispose();
         _socket?.Dispose();

@@ -4,7 +4,7 @@ namespace Cubby.Client.Connections;
 
 /// <summary>
 /// A command on one key, kept as its arguments rather than its bytes so that a retry can encode it again (into
-/// <see cref="CommandBuffer"/>, on whichever thread runs the retry) and send it to another silo.
+/// <see cref="CommandBuffer"/>, on whichever thread runs the retry) and send it to another endpoint.
 /// </summary>
 internal readonly struct KeyCommand
 {
@@ -32,6 +32,7 @@ internal readonly struct KeyCommand
         Exists,
         Delete,
         TimeToLive,
+        Owner,
         Set,
     }
 
@@ -56,6 +57,9 @@ internal readonly struct KeyCommand
 
     public static KeyCommand TimeToLive(string key) => new(Kind.TimeToLive, key, idempotent: true);
 
+    /// <summary>CUBBY.OWNER: asks where the key's shard is, and changes nothing.</summary>
+    public static KeyCommand Owner(string key) => new(Kind.Owner, key, idempotent: true);
+
     /// <summary>
     /// An unconditional CUBBY.SET with an absolute expiry resolved once, so a second run writes the very same entry
     /// (and may report it as updated). A conditional write (NX, XX) would not be idempotent.
@@ -71,6 +75,7 @@ internal readonly struct KeyCommand
         Kind.Exists => ClientCommands.Exists(Key),
         Kind.Delete => ClientCommands.Delete(Key),
         Kind.TimeToLive => ClientCommands.TimeToLive(Key),
+        Kind.Owner => ClientCommands.Owner(Key),
         _ => EncodeSet(),
     };
 

@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Text;
-using Cubby.Cluster;
 using Cubby.Resp;
 
 namespace Cubby.Client.Connections;
@@ -55,61 +54,33 @@ internal static class Replies
         return new EntryReply(true, value.Payload.ToArray(), flags, ttl);
     };
 
-    public static readonly ReplyParser<ClusterView> View = static (reply, _) =>
+    /// <summary>
+    /// CUBBY.OWNER's reply: an array of the key's slot (its shard's number) and the RESP endpoint, <c>host:port</c>, of
+    /// the silo where that shard is active.
+    /// </summary>
+    public static readonly ReplyParser<KeyOwner> Owner = static (reply, _) =>
     {
         var reader = new SequenceReader<byte>(reply);
         var header = Next(ref reader);
-        if (header.Type != RespType.Array || header.ElementCount != 3)
+        if (header.Type != RespType.Array || header.ElementCount != 2)
         {
-            throw Unexpected(header, "a cluster view");
+            throw Unexpected(header, "an array of slot and silo");
         }
 
-        var version = Next(ref reader).Integer;
-        var slotCount = (int)Next(ref reader).Integer;
-        var count = (int)Next(ref reader).ElementCount;
-        var silos = new SiloEndpoint[count];
-        for (var i = 0; i < count; i++)
+        var slot = Next(ref reader);
+        if (slot.Type != RespType.Integer)
         {
-            Next(ref reader);
-            var id = Encoding.UTF8.GetString(Next(ref reader).Payload);
-            var host = Encoding.UTF8.GetString(Next(ref reader).Payload);
-            var port = (int)Next(ref reader).Integer;
-            silos[i] = new SiloEndpoint(id, host, port);
+            throw Unexpected(slot, "the slot as an integer");
         }
 
-        return new ClusterView(version, slotCount, silos);
+        var silo = Next(ref reader);
+        if (silo.Type is not (RespType.BulkString or RespType.SimpleString) || silo.IsNull)
+        {
+            throw Unexpected(silo, "the silo as host:port");
+        }
+
+        return new KeyOwner((int)slot.Integer, Encoding.UTF8.GetString(silo.Payload));
     };
-
-    /// <summary>The view a <c>cubby.view</c> push carries (the push's second element is a CUBBY.VIEW reply), or null for any other push.</summary>
-    public static ClusterView? ViewPush(ReadOnlySequence<byte> push)
-    {
-        var reader = new SequenceReader<byte>(push);
-        var header = Next(ref reader);
-        if (header.ElementCount != 2)
-        {
-            return null;
-        }
-
-        var kind = Next(ref reader);
-        if (kind.Type is not (RespType.BulkString or RespType.SimpleString) || !IsViewPushKind(kind.Payload))
-        {
-            return null;
-        }
-
-        return View(push.Slice(reader.Position), null);
-    }
-
-    private static bool IsViewPushKind(ReadOnlySequence<byte> kind)
-    {
-        Span<byte> name = stackalloc byte[10];
-        if (kind.Length != name.Length)
-        {
-            return false;
-        }
-
-        kind.CopyTo(name);
-        return name.SequenceEqual("cubby.view"u8);
-    }
 
     public static bool IsPush(ReadOnlySequence<byte> reply) => reply.FirstSpan[0] == (byte)RespType.Push;
 

@@ -68,7 +68,7 @@ internal sealed class ClientHarness : IAsyncDisposable
         }
     }
 
-    /// <summary>Makes the client read the cluster view and open its connection, so later calls send only themselves.</summary>
+    /// <summary>Makes the client open its connection, so later calls send only themselves.</summary>
     public async Task WarmUpAsync() => Assert.False(await Client.ExistsAsync("warm-up").AsTask().WaitAsync(TestDeadlines.Call));
 
     public async ValueTask DisposeAsync()

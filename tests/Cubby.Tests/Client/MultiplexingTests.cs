@@ -4,7 +4,10 @@ using Cubby.Resp;
 
 namespace Cubby.Tests.Client;
 
-/// <summary>Many callers share one connection, and every reply reaches the caller that asked for it.</summary>
+/// <summary>
+/// Many callers share one connection, to the first endpoint (another endpoint that is up is never connected), and
+/// every reply reaches the caller that asked for it.
+/// </summary>
 public sealed class MultiplexingTests
 {
     private const int Callers = 1_000;
@@ -13,7 +16,8 @@ public sealed class MultiplexingTests
     [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
     public async Task A_thousand_concurrent_callers_each_get_their_own_replies_over_one_connection(RespVersion protocol)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var spare = StandInSilo.Start();
+        await using var harness = await ClientHarness.StartAsync(protocol, configure: o => o.Endpoints.Add(spare.Endpoint));
         var client = harness.Client;
         var start = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
 
@@ -49,6 +53,8 @@ public sealed class MultiplexingTests
         Assert.Single(connections);
         Assert.Equal(2, await SiloProbe.InfoAsync(harness.Monitor, "clients", "connected_clients"));
         Assert.Equal(2, await SiloProbe.InfoAsync(harness.Monitor, "stats", "total_connections_received"));
+        Assert.Equal(0, spare.OpenConnections);
+        Assert.Empty(spare.Commands);
     }
 
     [Fact]

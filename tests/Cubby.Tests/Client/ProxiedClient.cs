@@ -7,14 +7,11 @@ using Microsoft.Extensions.Options;
 namespace Cubby.Tests.Client;
 
 /// <summary>
-/// A client whose only connection goes through a <see cref="PausableProxy"/>: the silo listens on 127.0.0.1 and
-/// advertises 127.0.0.2 in its cluster view, where the proxy listens on the same port, so the client routes every key
-/// through the proxy. The monitor talks to the silo directly.
+/// A client whose only endpoint is a <see cref="PausableProxy"/> in front of the silo, so every call goes through the
+/// proxy. The monitor talks to the silo directly.
 /// </summary>
 internal sealed class ProxiedClient : IAsyncDisposable
 {
-    private static readonly IPAddress ProxyAddress = IPAddress.Parse("127.0.0.2");
-
     private ProxiedClient(TestSilo silo, PausableProxy proxy, CubbyClient client, RespTestClient monitor)
     {
         Silo = silo;
@@ -36,10 +33,10 @@ internal sealed class ProxiedClient : IAsyncDisposable
 
     public static async Task<ProxiedClient> StartAsync(Action<CubbyClientOptions>? configure = null)
     {
-        var silo = await TestSilo.StartAsync(o => o.AdvertisedHost = ProxyAddress.ToString());
-        var proxy = PausableProxy.Start(new IPEndPoint(ProxyAddress, silo.RespEndPoint.Port), silo.RespEndPoint);
+        var silo = await TestSilo.StartAsync();
+        var proxy = PausableProxy.Start(new IPEndPoint(IPAddress.Loopback, 0), silo.RespEndPoint);
         var options = new CubbyClientOptions();
-        options.Endpoints.Add($"{ProxyAddress}:{proxy.EndPoint.Port}");
+        options.Endpoints.Add($"127.0.0.1:{proxy.EndPoint.Port}");
         configure?.Invoke(options);
         var client = new CubbyClient(Options.Create(options));
         var monitor = await silo.ConnectAsync();

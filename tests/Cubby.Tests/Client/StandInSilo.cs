@@ -7,22 +7,23 @@ using System.Text;
 namespace Cubby.Tests.Client;
 
 /// <summary>
-/// A test stand-in for a silo, not a silo: a few lines of RESP over a socket that answer HELLO and CUBBY.VIEW with a
-/// view naming themselves, let the test script every other command (answer, hold, or drop the connection) and send
-/// RESP3 pushes such as <c>cubby.view</c>, so the client's side of pushes and lost connections can be tested on its own.
+/// A test stand-in for a silo, not a silo: a few lines of RESP over a socket that answer HELLO and let the test script
+/// every other command (answer, hold, or drop the connection) and send RESP3 pushes, so the client's routing between
+/// endpoints, its retries and its side of lost connections can be tested on their own.
 /// </summary>
 internal sealed class StandInSilo : IAsyncDisposable
 {
     /// <summary>What <see cref="OnCommand"/> returns to close the connection instead of replying.</summary>
     public static readonly byte[] DropConnection = [];
 
-    private readonly TcpListener _listener = new(IPAddress.Loopback, 0);
+    private readonly TcpListener _listener;
     private readonly CancellationTokenSource _stop = new();
     private readonly ConcurrentDictionary<Socket, byte> _open = new();
     private readonly Task _accepting;
 
-    private StandInSilo()
+    private StandInSilo(int port)
     {
+        _listener = new TcpListener(IPAddress.Loopback, port);
         _listener.Start();
         _accepting = AcceptAsync();
     }
@@ -35,30 +36,33 @@ internal sealed class StandInSilo : IAsyncDisposable
     /// <summary>Client connections not closed yet.</summary>
     public int OpenConnections => _open.Count;
 
-    /// <summary>Answers a command other than HELLO and CUBBY.VIEW: the raw reply, or <see cref="DropConnection"/>.</summary>
+    /// <summary>The endpoint as the client's options take it.</summary>
+    public string Endpoint => $"127.0.0.1:{Port}";
+
+    /// <summary>Answers a command other than HELLO: the raw reply, or <see cref="DropConnection"/>.</summary>
     public Func<string[], Task<byte[]>> OnCommand { get; set; } = _ => Task.FromResult("-ERR not scripted\r\n"u8.ToArray());
 
-    /// <summary>The CUBBY.VIEW reply: by default version 1 with this stand-in as the only silo.</summary>
-    public byte[]? ViewReply { get; set; }
+    /// <summary>Answers HELLO instead of the stand-in's own reply, when set: to make a handshake slow, or refuse it.</summary>
+    public Func<string[], Task<byte[]>>? OnHello { get; set; }
 
-    public static StandInSilo Start() => new();
+    /// <summary>Listens on a free loopback port, or on <paramref name="port"/> (to come back where one stopped).</summary>
+    public static StandInSilo Start(int port = 0) => new(port);
 
-    /// <summary>A CUBBY.VIEW reply: version, 1024 slots, and each silo as id, host, port.</summary>
-    public static byte[] View(long version, params (string Id, int Port)[] silos)
-    {
-        var text = new StringBuilder().Append(CultureInfo.InvariantCulture, $"*3\r\n:{version}\r\n:1024\r\n*{silos.Length}\r\n");
-        foreach (var (id, port) in silos)
-        {
-            text.Append(CultureInfo.InvariantCulture, $"*3\r\n${id.Length}\r\n{id}\r\n$9\r\n127.0.0.1\r\n:{port}\r\n");
-        }
-
-        return Encoding.ASCII.GetBytes(text.ToString());
-    }
-
-    /// <summary>The push a silo sends when the view changes: <c>&gt;2</c>, <c>cubby.view</c>, then the view.</summary>
-    public static byte[] ViewPush(byte[] view) => [.. ">2\r\n$10\r\ncubby.view\r\n"u8, .. view];
+    /// <summary>How many of the commands received so far are exactly <paramref name="command"/> (arguments joined by spaces).</summary>
+    public int Received(string command) => Commands.Count(c => c == command);
 
     public static byte[] BulkString(string value) => Encoding.ASCII.GetBytes($"${value.Length}\r\n{value}\r\n");
+
+    /// <summary>A CUBBY.GET reply: the value, no flags, no expiry.</summary>
+    public static byte[] Entry(string value) => [.. "*3\r\n"u8, .. BulkString(value), .. ":0\r\n:-1\r\n"u8];
+
+    /// <summary>A stand-in that answers every CUBBY.GET with <paramref name="name"/> as the value, and every other command with 1.</summary>
+    public static StandInSilo Answering(string name, int port = 0)
+    {
+        var standIn = Start(port);
+        standIn.OnCommand = command => Task.FromResult(command[0] == "CUBBY.GET" ? Entry(name) : ":1\r\n"u8.ToArray());
+        return standIn;
+    }
 
     /// <summary>Sends raw bytes to every open client connection.</summary>
     public async Task SendToAllAsync(byte[] bytes)
@@ -94,9 +98,9 @@ internal sealed class StandInSilo : IAsyncDisposable
                 connections.Add(ServeAsync(socket));
             }
         }
-        catch (Exception exception) when (exception is OperationCanceledException or SocketException or ObjectDisposedException)
+        catch (Exception exception) when (exception is OperationCanceledException or SocketException or ObjectDisposedException or InvalidOperationException)
         {
-            // Stopped.
+            // Stopped (an accept that starts after the listener stopped throws InvalidOperationException).
         }
 
         await Task.WhenAll(connections);
@@ -112,8 +116,7 @@ internal sealed class StandInSilo : IAsyncDisposable
                 Commands.Enqueue(string.Join(' ', command));
                 var reply = command[0].ToUpperInvariant() switch
                 {
-                    "HELLO" => "%1\r\n$6\r\nserver\r\n$8\r\nstand-in\r\n"u8.ToArray(),
-                    "CUBBY.VIEW" => ViewReply ?? View(1, ("stand-in", Port)),
+                    "HELLO" => OnHello is { } onHello ? await onHello(command) : "%1\r\n$6\r\nserver\r\n$8\r\nstand-in\r\n"u8.ToArray(),
                     _ => await OnCommand(command),
                 };
                 if (ReferenceEquals(reply, DropConnection))

@@ -25,7 +25,7 @@ public sealed class ThreadPoolStarvationTests
         var options = new CubbyClientOptions { OperationTimeout = TimeSpan.FromSeconds(20), ConnectTimeout = TimeSpan.FromSeconds(20) };
         options.Endpoints.Add($"127.0.0.1:{silo.RespPort}");
 
-        // A fresh client: even reading the cluster view and connecting happen while the pool is saturated.
+        // A fresh client: even connecting happens while the pool is saturated.
         using var client = new CubbyClient(Options.Create(options));
         var cache = new CubbyDistributedCache(client);
         var entryOptions = new DistributedCacheEntryOptions { SlidingExpiration = TimeSpan.FromMinutes(1) };

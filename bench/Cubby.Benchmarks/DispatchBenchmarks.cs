@@ -3,12 +3,9 @@ using System.IO.Pipelines;
 using System.Text;
 using BenchmarkDotNet.Attributes;
 using Cubby.Resp;
-using Cubby.Silo.Cluster.Links;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Hosting;
 using Cubby.Silo.Protocol;
-using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Extensions.Options;
 
 namespace Cubby.Benchmarks;
 
@@ -20,7 +17,6 @@ namespace Cubby.Benchmarks;
 [MemoryDiagnoser]
 public class DispatchBenchmarks : IDisposable
 {
-    private readonly SiloLinks _links;
     private readonly SiloRuntime _silo;
     private readonly Pipe _pipe = new(new PipeOptions(pauseWriterThreshold: 0));
     private readonly ClientSession _session;
@@ -28,12 +24,10 @@ public class DispatchBenchmarks : IDisposable
     private readonly RespRequest _set;
     private readonly RespRequest _miss;
 
-    /// <summary>Starts a standalone silo runtime (no listeners) holding the key the commands use.</summary>
+    /// <summary>Starts a bare silo runtime (no listeners, every shard here) holding the key the commands use.</summary>
     public DispatchBenchmarks()
     {
-        var options = Options.Create(new SiloOptions { MaxMemoryBytes = 256L << 20 });
-        _links = new SiloLinks(options, NullLoggerFactory.Instance, TimeProvider.System);
-        _silo = new SiloRuntime(options, TimeProvider.System, new SiloEndpoints(), _links, NullLoggerFactory.Instance);
+        _silo = SiloRuntime.WithEveryShardHere(new SiloOptions { MaxMemoryBytes = 256L << 20 }, TimeProvider.System);
         _session = new ClientSession(_silo, _pipe.Writer, "bench");
         _set = Parse("SET", "key:000042", new string('v', StoreData.ValueBytes));
         _get = Parse("GET", "key:000042");
@@ -62,8 +56,7 @@ public class DispatchBenchmarks : IDisposable
         _get.Dispose();
         _set.Dispose();
         _miss.Dispose();
-        _silo.Dispose();
-        _links.Dispose();
+        _silo.Catalog.Dispose();
         GC.SuppressFinalize(this);
     }
 

@@ -10,5 +10,5 @@ namespace Cubby.Grains;
 internal interface IShardCommandExecutor
 {
     /// <summary>Runs <paramref name="command"/> (a RESP array of bulk strings) inside <paramref name="shard"/>'s turn.</summary>
-    byte[] Execute(Shard shard, ReadOnlySpan<byte> command, RespVersion protocol);
+    byte[] Execute(Shard shard, byte[] command, RespVersion protocol);
 }

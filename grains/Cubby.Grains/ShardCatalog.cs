@@ -19,6 +19,8 @@ internal sealed class ShardCatalog : IDisposable
     // What grains that left the catalog had expired and evicted, so the totals never go backwards after a handoff.
     private long _retiredExpired;
     private long _retiredEvicted;
+    private long _migratedOut;
+    private long _migratedIn;
 
     public ShardCatalog(GrainSettings settings, TimeProvider time, Func<IEntryStore>? createStore = null)
     {
@@ -36,6 +38,9 @@ internal sealed class ShardCatalog : IDisposable
     public Evictor Evictor { get; }
 
     public ShardMap ShardMap { get; }
+
+    /// <summary>The clock entries expire by.</summary>
+    public TimeProvider Time => _time;
 
     public MemoryBudget Budget { get; }
 
@@ -141,6 +146,28 @@ internal sealed class ShardCatalog : IDisposable
         }
 
         return total;
+    }
+
+    /// <summary>Shards that left this silo for another with their entries.</summary>
+    public long ShardsMigratedOut => Volatile.Read(ref _migratedOut);
+
+    /// <summary>Shards that arrived here from another silo with their entries.</summary>
+    public long ShardsMigratedIn => Volatile.Read(ref _migratedIn);
+
+    public void CountMigratedOut() => Interlocked.Increment(ref _migratedOut);
+
+    public void CountMigratedIn() => Interlocked.Increment(ref _migratedIn);
+
+    /// <summary>Shards active here and open to direct callers.</summary>
+    public int ActiveShards()
+    {
+        var count = 0;
+        foreach (var grain in _grains)
+        {
+            count += grain is { IsOpen: true } ? 1 : 0;
+        }
+
+        return count;
     }
 
     /// <summary>Entries removed because they expired, and to stay within the budget, by every grain this catalog has had.</summary>

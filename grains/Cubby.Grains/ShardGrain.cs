@@ -61,19 +61,27 @@ internal sealed partial class ShardGrain(
 
     public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
     {
-        if (reason.ReasonCode == DeactivationReasonCode.ShuttingDown)
+        var migrating = reason.ReasonCode == DeactivationReasonCode.Migrating;
+        if (reason.ReasonCode == DeactivationReasonCode.ShuttingDown && homes.AnyOtherHome())
         {
-            // Carries the entries to another silo instead of dropping them with this one.
+            // Carries the entries to another silo instead of dropping them with this one. The hint names the home among
+            // the silos staying: a shard that arrived after the evacuation must not be placed back on this silo.
+            RequestContext.Set(IPlacementDirector.PlacementHintKey, homes.HomeOf(Id));
             this.MigrateOnIdle();
+            migrating = true;
         }
 
         if (_shard is { } shard)
         {
             shard.Close();
             catalog.Detach(Id, shard);
-            if (reason.ReasonCode is not (DeactivationReasonCode.ShuttingDown or DeactivationReasonCode.Migrating))
+            if (!migrating)
             {
-                LogDropped(logger, Id, shard.Count, reason.ToString());
+                if (reason.ReasonCode != DeactivationReasonCode.ShuttingDown)
+                {
+                    LogDropped(logger, Id, shard.Count, reason.ToString());
+                }
+
                 shard.Dispose();
                 _shard = null;
             }
@@ -100,6 +108,7 @@ internal sealed partial class ShardGrain(
 
         dehydrationContext.TryAddValue(ChunkCountKey, chunks);
         LogDehydrated(logger, Id, shard.Count, chunks);
+        catalog.CountMigratedOut();
         shard.Dispose();
         _shard = null;
     }
@@ -119,6 +128,7 @@ internal sealed partial class ShardGrain(
         }
 
         _shard = shard;
+        catalog.CountMigratedIn();
     }
 
     public Task ReceiveReminder(string reminderName, TickStatus status)

@@ -9,6 +9,12 @@ namespace Cubby.Grains;
 internal static class ShardHosting
 {
     /// <summary>
+    /// The service key of the clock entries expire by, when it is not the host's <see cref="TimeProvider"/>: tests put
+    /// a fake clock here without slowing Orleans' own timers, which run on the host's.
+    /// </summary>
+    public const string EntryClockKey = "cubby.entries";
+
+    /// <summary>
     /// Registers what shard grains need on this silo: the catalog of shards it holds (and their memory budget), the
     /// placement that puts each shard on its home silo, and the service that sends shards home when the cluster changes.
     /// The host adds a reminder service (the full sweep) and <c>AddDistributedGrainDirectory()</c>, which keeps
@@ -17,8 +23,10 @@ internal static class ShardHosting
     public static ISiloBuilder AddShardGrains(this ISiloBuilder silo, GrainSettings settings, Func<IEntryStore>? createStore = null)
     {
         silo.Services.TryAddSingleton(TimeProvider.System);
-        silo.Services.AddSingleton(services => new ShardCatalog(settings, services.GetRequiredService<TimeProvider>(), createStore));
+        silo.Services.AddSingleton(services => new ShardCatalog(settings, services.GetKeyedService<TimeProvider>(EntryClockKey) ?? services.GetRequiredService<TimeProvider>(), createStore));
         silo.Services.AddSingleton<ShardHomes>();
+        silo.AddGrainService<ShardHomeService>();
+        silo.Services.AddSingleton<ShardHomeServices>();
         silo.Services.AddPlacementDirector<ShardPlacement, ShardPlacementDirector>();
         silo.Services.AddSingleton<ShardRebalancer>();
         silo.Services.AddHostedService(static services => services.GetRequiredService<ShardRebalancer>());

@@ -11,8 +11,8 @@ namespace Cubby;
 /// <item><c>CUBBY.SET key value [PXAT ms] [SLIDE ms] [FLAGS n] [NX|XX]</c>: an integer <see cref="WriteOutcome"/>.
 /// <c>PXAT</c> is an absolute Unix time in milliseconds; <c>SLIDE</c> a sliding window in milliseconds, never renewed past <c>PXAT</c>.</item>
 /// <item><c>CUBBY.REFRESH key</c>: 1 when the entry exists (its sliding window renewed), 0 when it does not.</item>
-/// <item><c>CUBBY.VIEW</c>: the cluster view, an array of three: its version, the slot count, and the active silos,
-/// each an array of id, host and RESP port (see <see cref="Cluster.ClusterView"/>).</item>
+/// <item><c>CUBBY.OWNER key</c>: an array of two: the key's shard and the RESP endpoint (<c>host:port</c>) of the
+/// silo where that shard is active.</item>
 /// </list>
 /// </remarks>
 public static class CubbyProtocol
@@ -32,6 +32,6 @@ public static class CubbyProtocol
     /// <summary>Renews an entry's sliding expiry without reading its value.</summary>
     public const string Refresh = "CUBBY.REFRESH";
 
-    /// <summary>Returns the cluster view clients route by.</summary>
-    public const string View = "CUBBY.VIEW";
+    /// <summary>Tells which shard a key is in and where that shard is active.</summary>
+    public const string Owner = "CUBBY.OWNER";
 }

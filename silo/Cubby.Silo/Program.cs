@@ -1,9 +1,9 @@
-using Cubby.Silo.Cluster.Membership;
+using Cubby.Silo.Clustering.Postgres;
 using Cubby.Silo.Hosting;
 
 if (args is ["migrate", ..])
 {
-    // Applies the PostgreSQL membership schema and exits, for operators who run silos with a role that cannot create tables.
+    // Applies Cubby's PostgreSQL schema for Orleans' clustering and reminders and exits, for operators who run silos with a role that cannot create tables.
     var configuration = new ConfigurationBuilder().AddJsonFile("appsettings.json", optional: true).AddEnvironmentVariables().AddCommandLine(args[1..]).Build();
     var connectionString = configuration["Cubby:Clustering:ConnectionString"];
     if (string.IsNullOrWhiteSpace(connectionString))
@@ -12,8 +12,8 @@ if (args is ["migrate", ..])
         return 2;
     }
 
-    await PostgresMembershipSchema.ApplyAsync(connectionString, CancellationToken.None).ConfigureAwait(false);
-    Console.WriteLine("The Cubby membership schema is up to date.");
+    await PostgresSchema.ApplyAsync(connectionString, CancellationToken.None).ConfigureAwait(false);
+    Console.WriteLine("The Orleans clustering and reminders schema is up to date.");
     return 0;
 }
 

@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using System.Collections.Immutable;
 using System.IO.Hashing;
 using System.Text;
 using Orleans.Metadata;
@@ -9,28 +10,54 @@ namespace Cubby.Grains.Placement;
 /// <summary>
 /// Where each shard belongs: the silo with the highest rendezvous score for the shard number among the active silos
 /// that host shard grains. A silo joining takes only the shards it wins (about 1/N of them) and a silo leaving gives
-/// up only its own, so membership changes move as little data as possible.
+/// up only its own, so membership changes move as little data as possible. A silo that said it is stopping
+/// (<see cref="IShardHomeService.Departing"/>) is no home any more, though Orleans still lists it as active.
 /// </summary>
 internal sealed class ShardHomes(IClusterMembershipService membership, IClusterManifestProvider manifests, ILocalSiloDetails local)
 {
     private static readonly GrainType ShardGrainType = GrainType.Create(ShardGrain.GrainTypeName);
 
+    private ImmutableHashSet<SiloAddress> _departing = [];
+
     /// <summary>This silo.</summary>
     public SiloAddress Self => local.SiloAddress;
 
-    /// <summary>Set when this silo stops: from then on no shard's home is here.</summary>
-    public bool Leaving { get; set; }
+    /// <summary>Whether this silo is stopping: from then on no shard's home is here.</summary>
+    public bool Leaving => IsDeparting(Self);
+
+    /// <summary>Whether <paramref name="silo"/> said it is stopping.</summary>
+    public bool IsDeparting(SiloAddress silo) => Volatile.Read(ref _departing).Contains(silo);
+
+    /// <summary>Takes <paramref name="silo"/> out of the homes, and forgets silos Orleans has since declared dead.</summary>
+    public void MarkDeparting(SiloAddress silo)
+    {
+        var members = membership.CurrentSnapshot;
+        ImmutableInterlocked.Update(ref _departing, static (departing, state) =>
+            departing.Except(departing.Where(address => state.Members.GetSiloStatus(address) == SiloStatus.Dead)).Add(state.Silo), (Members: members, Silo: silo));
+    }
+
+    /// <summary>Whether an active silo other than this one hosts shard grains: somewhere for this silo's shards to go.</summary>
+    public bool AnyOtherHome() => Homes().Any(address => !address.Equals(Self));
 
     /// <summary>The home of <paramref name="shard"/> in the membership and manifests this silo knows now.</summary>
     public SiloAddress HomeOf(int shard)
     {
+        var candidates = Homes();
+        return candidates.Length == 0 ? Self : Choose(shard, candidates);
+    }
+
+    /// <summary>The silos that can be a shard's home: active, hosting shard grains, not departing.</summary>
+    public SiloAddress[] Homes()
+    {
         var manifest = manifests.Current;
-        var candidates = membership.CurrentSnapshot.Members.Values
-            .Where(member => member.Status == SiloStatus.Active && !(Leaving && member.SiloAddress.Equals(Self))
+        // A silo restarted on its endpoint may briefly appear twice; only its newest generation can take shards.
+        return membership.CurrentSnapshot.Members.Values
+            .Where(member => member.Status == SiloStatus.Active && !IsDeparting(member.SiloAddress)
                 && manifest.Silos.TryGetValue(member.SiloAddress, out var silo) && silo.Grains.ContainsKey(ShardGrainType))
             .Select(static member => member.SiloAddress)
+            .GroupBy(static address => address.Endpoint)
+            .Select(static generations => generations.MaxBy(static address => address.Generation)!)
             .ToArray();
-        return candidates.Length == 0 ? Self : Choose(shard, candidates);
     }
 
     /// <summary>The silo of <paramref name="silos"/> with the highest score for <paramref name="shard"/>.</summary>

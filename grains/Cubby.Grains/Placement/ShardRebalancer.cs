@@ -10,17 +10,26 @@ namespace Cubby.Grains.Placement;
 /// Sends this silo's shards home when the cluster changes: on every membership or manifest change (and every
 /// <see cref="RecheckPeriod"/> in case a move was refused), each shard held here whose home is another silo migrates
 /// there with its entries. Orleans moves nothing by itself when a silo joins, so without this a new silo would stay empty.
-/// When this silo stops, every shard it holds moves off while the silo still accepts calls (the end of its Active
-/// stage), so callers are forwarded to the shard's new silo instead of being refused by a stopping one.
+/// When this silo stops, it first tells the others it is departing (so they stop sending it shards), then every shard
+/// it holds moves off while the silo still accepts calls (the end of its Active stage), so callers are forwarded to
+/// the shard's new silo instead of being refused by a stopping one.
 /// </summary>
 internal sealed partial class ShardRebalancer(
     ShardCatalog catalog,
     ShardHomes homes,
+    ShardHomeServices peers,
     IGrainFactory grains,
     IClusterMembershipService membership,
     ILogger<ShardRebalancer> logger) : BackgroundService, ILifecycleParticipant<ISiloLifecycle>
 {
     public static readonly TimeSpan RecheckPeriod = TimeSpan.FromSeconds(5);
+
+    // A peer that does not hear of the departure in time may still send a shard; the evacuation moves it on.
+    private static readonly TimeSpan AnnounceTimeout = TimeSpan.FromSeconds(2);
+
+    // Empty checks in a row, a settle apart, before the evacuation ends: a shard a peer sent just before it heard of
+    // the departure arrives within that time and is moved on too.
+    private const int QuietChecks = 2;
 
     // Lets a burst of changes (a silo's Joining, then Active) settle into one pass.
     private static readonly TimeSpan Settle = TimeSpan.FromMilliseconds(250);
@@ -56,16 +65,29 @@ internal sealed partial class ShardRebalancer(
     public void Participate(ISiloLifecycle lifecycle) =>
         lifecycle.Subscribe(nameof(ShardRebalancer), ServiceLifecycleStage.Active, static _ => Task.CompletedTask, EvacuateAsync);
 
-    /// <summary>Moves every shard off this silo, waiting until none is left here or <paramref name="cancellationToken"/> fires.</summary>
+    /// <summary>
+    /// Tells the other silos this one is departing, then moves every shard off it, until none has been here for
+    /// <see cref="QuietChecks"/> checks in a row, no other silo is left to take them, or <paramref name="cancellationToken"/> fires.
+    /// </summary>
     private async Task EvacuateAsync(CancellationToken cancellationToken)
     {
-        homes.Leaving = true;
+        homes.MarkDeparting(homes.Self);
         var started = TimeProvider.System.GetTimestamp();
         try
         {
-            while (!cancellationToken.IsCancellationRequested && HeldShards() > 0)
+            await AnnounceDepartureAsync(cancellationToken).ConfigureAwait(false);
+            for (var quiet = 0; quiet < QuietChecks && !cancellationToken.IsCancellationRequested && homes.AnyOtherHome();)
             {
-                await MoveStrayShardsAsync(cancellationToken).ConfigureAwait(false);
+                if (HeldShards() > 0)
+                {
+                    quiet = 0;
+                    await MoveStrayShardsAsync(cancellationToken).ConfigureAwait(false);
+                }
+                else
+                {
+                    quiet++;
+                }
+
                 await Task.Delay(Settle, cancellationToken).ConfigureAwait(false);
             }
         }
@@ -80,6 +102,21 @@ internal sealed partial class ShardRebalancer(
         var left = HeldShards();
         var elapsed = TimeProvider.System.GetElapsedTime(started).TotalMilliseconds;
         LogEvacuated(logger, left, elapsed);
+    }
+
+    private async Task AnnounceDepartureAsync(CancellationToken cancellationToken)
+    {
+        await Task.WhenAll(homes.Homes().Select(async silo =>
+        {
+            try
+            {
+                await peers.Of(silo).Departing(homes.Self).WaitAsync(AnnounceTimeout, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is not OperationCanceledException)
+            {
+                LogAnnounceFailed(logger, exception, silo);
+            }
+        })).ConfigureAwait(false);
     }
 
     private int HeldShards()
@@ -134,6 +171,9 @@ internal sealed partial class ShardRebalancer(
 
     [LoggerMessage(EventId = 3012, Level = LogLevel.Information, Message = "Moved this silo's shards off before stopping in {Milliseconds:F0} ms; {Left} left behind")]
     private static partial void LogEvacuated(ILogger logger, int left, double milliseconds);
+
+    [LoggerMessage(EventId = 3013, Level = LogLevel.Warning, Message = "Could not tell {Silo} that this silo is departing; it may still send shards here, which are moved on")]
+    private static partial void LogAnnounceFailed(ILogger logger, Exception exception, SiloAddress silo);
 
     [LoggerMessage(EventId = 3011, Level = LogLevel.Warning, Message = "Sending shards home failed; retrying at the next cluster change")]
     private static partial void LogPassFailed(ILogger logger, Exception exception);

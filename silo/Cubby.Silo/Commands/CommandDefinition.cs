@@ -1,4 +1,4 @@
-using Cubby.Silo.Cluster.Routing;
+using Cubby.Silo.Routing;
 
 namespace Cubby.Silo.Commands;
 
@@ -15,17 +15,11 @@ internal sealed record CommandDefinition(string Name, int Arity, CommandHandler 
     /// <summary>Whether a client that has not authenticated may run it.</summary>
     public bool AllowedBeforeAuth { get; init; }
 
-    /// <summary>Only silos of the cluster may run it (forwarding, handoff, membership).</summary>
-    public bool PeersOnly { get; init; }
-
-    /// <summary>How the replies of its shares are merged when its keys live on several silos.</summary>
+    /// <summary>How the replies of its shares are merged when its keys are in shards on several silos.</summary>
     public ReplyMerge Merge { get; init; }
 
     /// <summary>The command's position in its <see cref="CommandTable"/>, which indexes its metrics.</summary>
     public int Index { get; init; }
-
-    /// <summary>False for a wrapper around another command (CUBBY.FORWARD), whose inner command is what gets counted.</summary>
-    public bool Counted { get; init; } = true;
 
     public bool AcceptsArgumentCount(int count) => Arity >= 0 ? count == Arity : count >= -Arity;
 }

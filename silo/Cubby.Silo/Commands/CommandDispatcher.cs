@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Text;
 using Cubby.Resp;
-using Cubby.Silo.Cluster.Routing;
+using Cubby.Silo.Routing;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Commands;
@@ -15,11 +15,6 @@ internal static class CommandDispatcher
         var started = Stopwatch.GetTimestamp();
         var errorsBefore = session.Writer.ErrorCount;
         var counted = Run(session, request);
-        if (counted < 0)
-        {
-            return;
-        }
-
         if (session.HasDeferred)
         {
             // Its reply is written when the deferred part finishes; the connection counts it then.
@@ -31,7 +26,7 @@ internal static class CommandDispatcher
         }
     }
 
-    /// <summary>Runs the request; returns the index its metrics are kept under, or -1 for a wrapper that is not counted.</summary>
+    /// <summary>Runs the request; returns the index its metrics are kept under.</summary>
     private static int Run(ClientSession session, RespRequest request)
     {
         var command = session.Silo.Commands.Find(request[0]);
@@ -49,10 +44,6 @@ internal static class CommandDispatcher
         {
             session.Writer.WriteError(ErrorText.WrongArity(command.Name));
         }
-        else if (command.PeersOnly && !session.IsClusterPeer)
-        {
-            session.Writer.WriteError(ErrorText.PeersOnly);
-        }
         else
         {
             session.LastCommand = command.Name;
@@ -66,7 +57,7 @@ internal static class CommandDispatcher
             }
         }
 
-        return command.Counted ? command.Index : -1;
+        return command.Index;
     }
 
     private static string UnknownCommand(RespRequest request)

@@ -1,5 +1,4 @@
-using Cubby.Silo.Cluster.Handoff;
-using Cubby.Silo.Cluster.Routing;
+using Cubby.Silo.Routing;
 
 namespace Cubby.Silo.Commands;
 
@@ -12,7 +11,6 @@ internal sealed class CommandTable
     private static readonly string[] ReadSlow = ["readonly"];
     private static readonly string[] Connection = ["fast", "no-auth"];
     private static readonly string[] Admin = ["loading", "stale"];
-    private static readonly string[] Internal = ["internal"];
 
     private readonly Dictionary<string, CommandDefinition>.AlternateLookup<ReadOnlySpan<byte>> _byName;
 
@@ -95,15 +93,6 @@ internal sealed class CommandTable
         new("cubby.get", 2, CubbyCommands.Get, Read, 1, 1, 1),
         new("cubby.set", -3, CubbyCommands.Set, Write, 1, 1, 1),
         new("cubby.refresh", 2, CubbyCommands.Refresh, Read, 1, 1, 1),
-        new("cubby.view", 1, CubbyCommands.View, Read),
-
-        // Between silos only
-        new("cubby.probe", 2, MembershipCommands.Probe, Internal) { PeersOnly = true },
-        new("cubby.membership.changed", 1, MembershipCommands.Changed, Internal) { PeersOnly = true },
-        new("cubby.membership", 3, MembershipCommands.Table, Internal) { PeersOnly = true },
-        new("cubby.forward", -5, PeerCommands.Forward, Internal) { PeersOnly = true, Counted = false },
-        new("cubby.local", -2, PeerCommands.Local, Internal) { PeersOnly = true },
-        new("cubby.slotkeys", -2, PeerCommands.SlotKeys, Internal) { PeersOnly = true },
-        new("cubby.handoff", -3, HandoffCommands.Handoff, Internal) { PeersOnly = true },
+        new("cubby.owner", 2, CubbyCommands.Owner, ReadSlow, 1, 1, 1),
     ]);
 }

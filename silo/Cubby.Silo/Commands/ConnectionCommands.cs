@@ -1,7 +1,6 @@
 using System.Security.Cryptography;
 using System.Text;
 using Cubby.Resp;
-using Cubby.Silo.Cluster.Links;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Commands;
@@ -249,11 +248,6 @@ internal static class ConnectionCommands
 
     private static bool TryAuthenticate(ClientSession session, ReadOnlySpan<byte> user, ReadOnlySpan<byte> password)
     {
-        if (Arguments.Is(user, SiloLinks.UserName))
-        {
-            return TryAuthenticatePeer(session, password);
-        }
-
         // Without a password the default user is Redis's "nopass": any password authenticates it.
         var configured = session.Silo.Options.Password;
         var valid = Arguments.Is(user, "default") & (configured is null || SecretEquals(password, configured));
@@ -264,21 +258,6 @@ internal static class ConnectionCommands
         }
 
         session.IsAuthenticated = true;
-        return true;
-    }
-
-    /// <summary>A silo of the same cluster: it may use the internal commands (forwarding, handoff, membership).</summary>
-    private static bool TryAuthenticatePeer(ClientSession session, ReadOnlySpan<byte> secret)
-    {
-        var configured = session.Silo.Options.Clustering.Secret;
-        if (configured is null || !SecretEquals(secret, configured))
-        {
-            session.Writer.WriteError(ErrorText.WrongPass);
-            return false;
-        }
-
-        session.IsAuthenticated = true;
-        session.IsClusterPeer = true;
         return true;
     }
 

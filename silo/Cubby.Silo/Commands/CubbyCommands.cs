@@ -1,7 +1,6 @@
 using Cubby.Grains;
 using Cubby.Grains.Storage;
 using Cubby.Resp;
-using Cubby.Silo.Cluster;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Commands;
@@ -105,15 +104,18 @@ internal static class CubbyCommands
         }
     }
 
-    public static void View(ClientSession session, RespRequest request)
+    /// <summary>
+    /// CUBBY.OWNER key: the key's shard and the RESP endpoint of the silo where that shard is active. It runs in the
+    /// shard's turn like any keyed command, so wherever it runs is where the shard is.
+    /// </summary>
+    public static void Owner(ClientSession session, RespRequest request)
     {
-        if (session.Silo.Cluster.View is { } view)
+        var key = request[1];
+        if (session.CheckKey(key))
         {
-            ViewReply.Write(session.Writer, view);
-        }
-        else
-        {
-            session.Writer.WriteError(ErrorText.NotJoined);
+            session.Writer.WriteArrayHeader(2);
+            session.Writer.WriteInteger(session.Silo.Catalog.ShardMap.SlotOf(key));
+            session.Writer.WriteBulkString(session.Silo.RespEndpoint);
         }
     }
 }

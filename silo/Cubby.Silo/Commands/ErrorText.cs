@@ -20,14 +20,10 @@ internal static class ErrorText
     public const string NoPasswordConfigured = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?";
     public const string ClientNameInvalid = "ERR Client names cannot contain spaces, newlines or special characters.";
 
-    public const string NotJoined = "CLUSTERDOWN this silo has not joined its cluster yet";
-    public const string Fenced = "CLUSTERDOWN this silo was declared dead by its cluster and serves no keys";
-    public const string PeersOnly = "NOPERM this command is for silos of the cluster only";
-    public const string CrossSilo = "CROSSSLOT keys of an atomic multi-key command must live on one silo; use a {hash tag} to keep them together";
+    public const string CrossShard = "CROSSSLOT keys of an atomic multi-key command must be in shards held by one silo; use a {hash tag} to keep them in one shard";
 
-    public static string SlotMoving(int slot) => $"TRYAGAIN slot {slot} is moving between silos; retry";
-
-    public static string ForwardFailed(string silo, string reason) => $"CLUSTERDOWN could not reach silo {silo}: {reason}";
+    public static string ShardUnreachable(int slot, string reason) =>
+        $"CLUSTERDOWN shard {slot} did not answer within Cubby:Clustering:CallTimeout: {reason}";
 
     public static string WrongArity(string command) => $"ERR wrong number of arguments for '{command}' command";
 

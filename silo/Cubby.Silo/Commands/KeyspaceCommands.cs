@@ -1,5 +1,5 @@
 using Cubby.Resp;
-using Cubby.Silo.Cluster.Routing;
+using Cubby.Silo.Routing;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Commands;
@@ -102,56 +102,12 @@ internal static class KeyspaceCommands
             }
         }
 
-        if (!session.Silo.Cluster.IsStandalone)
-        {
-            session.Defer(ClusterKeyspace.ScanAsync(session, cursor, pattern, count, stringsOnly));
-            return;
-        }
-
-        var catalog = session.Silo.Catalog;
-        var keys = new List<byte[]>();
-        var slot = cursor;
-        var sink = new MatchingKeys(pattern, keys);
-        while (slot < (ulong)catalog.SlotCount && keys.Count < count)
-        {
-            if (stringsOnly)
-            {
-                catalog.Find((int)slot)?.VisitKeys(ref sink);
-            }
-
-            slot++;
-        }
-
-        var next = slot >= (ulong)catalog.SlotCount ? 0 : slot;
-        session.Writer.WriteArrayHeader(2);
-        Span<byte> digits = stackalloc byte[Text.RedisNumber.MaxInt64Length];
-        session.Writer.WriteBulkString(digits[..Text.RedisNumber.FormatInt64((long)next, digits)]);
-        MatchingKeys.WriteArray(session.Writer, keys);
+        session.Defer(ClusterKeyspace.ScanAsync(session, cursor, pattern, count, stringsOnly));
     }
 
-    public static void Keys(ClientSession session, RespRequest request)
-    {
-        if (session.Silo.Cluster.IsStandalone)
-        {
-            MatchingKeys.WriteArray(session.Writer, LocalKeyspace.Keys(session.Silo, request[1].ToArray()));
-        }
-        else
-        {
-            session.Defer(ClusterKeyspace.KeysAsync(session, request[1].ToArray()));
-        }
-    }
+    public static void Keys(ClientSession session, RespRequest request) => session.Defer(ClusterKeyspace.KeysAsync(session, request[1].ToArray()));
 
-    public static void DbSize(ClientSession session, RespRequest request)
-    {
-        if (session.Silo.Cluster.IsStandalone)
-        {
-            session.Writer.WriteInteger(session.Silo.Catalog.Count());
-        }
-        else
-        {
-            session.Defer(ClusterKeyspace.DbSizeAsync(session));
-        }
-    }
+    public static void DbSize(ClientSession session, RespRequest request) => session.Defer(ClusterKeyspace.DbSizeAsync(session));
 
     public static void FlushAll(ClientSession session, RespRequest request)
     {
@@ -161,15 +117,7 @@ internal static class KeyspaceCommands
             return;
         }
 
-        if (session.Silo.Cluster.IsStandalone)
-        {
-            LocalKeyspace.Flush(session.Silo);
-            session.Writer.WriteOk();
-        }
-        else
-        {
-            session.Defer(ClusterKeyspace.FlushAllAsync(session));
-        }
+        session.Defer(ClusterKeyspace.FlushAllAsync(session));
     }
 
     private static bool RespCursor(ReadOnlySpan<byte> text, out ulong cursor) =>

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using Cubby.Resp;
-using Cubby.Silo.Cluster;
+using Cubby.Silo.Clustering;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
 using Cubby.Text;
@@ -228,7 +228,7 @@ internal static class ServerCommands
     {
         try
         {
-            var report = await ClusterReport.GatherAsync(session.Silo, session).ConfigureAwait(false);
+            var report = await ClusterReport.GatherAsync(session.Silo).ConfigureAwait(false);
             report.AppendInfo(text);
             session.Writer.WriteVerbatimString("txt"u8, Encoding.UTF8.GetBytes(text.ToString()));
         }

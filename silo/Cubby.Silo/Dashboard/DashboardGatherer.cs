@@ -1,100 +1,73 @@
-using System.Buffers;
 using System.Text.Json;
-using Cubby.Client;
-using Cubby.Client.Connections;
-using Cubby.Resp;
-using Cubby.Silo.Cluster;
-using Cubby.Silo.Cluster.Membership;
+using Cubby.Silo.Clustering;
 using Cubby.Silo.Hosting;
 
 namespace Cubby.Silo.Dashboard;
 
 /// <summary>
-/// Builds the <see cref="DashboardReport"/>: the membership table as this silo last read it, this silo's own stats,
-/// and each live peer's, asked over the silo links with <c>CUBBY.LOCAL STATS</c>. A peer that does not answer within
+/// Builds the <see cref="DashboardReport"/>: Orleans' membership table (dead silos included), this silo's own stats,
+/// and each live peer's, asked through its <see cref="ISiloReportService"/>. A peer that does not answer within
 /// <see cref="PeerTimeout"/> is shown as unreachable rather than holding the page up.
 /// </summary>
-internal sealed class DashboardGatherer(SiloRuntime silo, MembershipEventLog events)
+internal sealed class DashboardGatherer(SiloRuntime silo, IMembershipTable table, MembershipEventLog events)
 {
     public static readonly TimeSpan PeerTimeout = TimeSpan.FromSeconds(1);
 
+    // A silo that stopped answering (dead, or unreachable) is still shown at the RESP endpoint it last reported.
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<SiloAddress, string> _respEndpoints = new();
+
     public async Task<DashboardReport> GatherAsync(int seconds, CancellationToken cancellationToken)
     {
-        var cluster = silo.Cluster;
-        var view = cluster.View;
-        var owned = ClusterState.CountOwnedSlots(view);
-
-        var rows = cluster.Members?.Entries.Select(static row => row.Entry).ToList() ?? [];
-        var stats = await Task.WhenAll(rows.Select(row => StatsOfAsync(row, seconds, cancellationToken))).ConfigureAwait(false);
+        var data = await table.ReadAllAsync(cancellationToken).ConfigureAwait(false);
+        var rows = data.Members.Select(static row => row.Item1).OrderBy(static row => row.SiloAddress).ToList();
+        var answers = await Task.WhenAll(rows.Select(row => AskAsync(row, seconds))).ConfigureAwait(false);
         var silos = rows.Select((row, i) => new DashboardSilo(
-            row.SiloId,
-            $"{row.Host}:{row.Port}",
+            row.SiloAddress.ToParsableString(),
+            RespEndpointOf(row.SiloAddress, answers[i].Card),
             row.Status.ToString(),
-            row.Generation,
-            owned.GetValueOrDefault(row.SiloId),
-            row.SiloId == cluster.SelfId,
-            stats[i] is not null,
-            row.IAmAliveAt,
-            stats[i])).ToList();
+            row.SiloAddress.Generation,
+            answers[i].Card?.Shards ?? 0,
+            row.SiloAddress.Equals(silo.Self),
+            answers[i].Stats is not null,
+            row.IAmAliveTime,
+            answers[i].Stats)).ToList();
         return new DashboardReport(
             silo.Options.ClusterId,
             silo.Options.Clustering.Mode.ToString(),
-            cluster.SelfId,
-            view?.Version ?? 0,
+            silo.Self.ToParsableString(),
+            data.Version.Version,
             silo.Options.SlotCount,
             silo.Time.GetUtcNow(),
             silos,
             events.Latest());
     }
 
-    private async Task<SiloStats?> StatsOfAsync(MembershipEntry row, int seconds, CancellationToken cancellationToken)
+    private string RespEndpointOf(SiloAddress silo, SiloCard? card) =>
+        card is { RespEndpoint.Length: > 0 } ? _respEndpoints[silo] = card.RespEndpoint
+        : _respEndpoints.TryGetValue(silo, out var known) ? known : silo.Endpoint.ToString();
+
+    private async Task<(SiloCard? Card, SiloStats? Stats)> AskAsync(MembershipEntry row, int seconds)
     {
-        if (row.SiloId == silo.Cluster.SelfId)
+        if (row.SiloAddress.Equals(silo.Self))
         {
-            return SiloStats.Of(silo, seconds);
+            return (new SiloCard(silo.RespEndpoint, silo.Catalog.Count(), silo.Catalog.ActiveShards()), SiloStats.Of(silo, seconds));
         }
 
-        if (row.Status == SiloStatus.Dead)
+        if (row.Status is not (SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping))
         {
-            return null;
+            return (null, null);
         }
 
-        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        timeout.CancelAfter(PeerTimeout);
         try
         {
-            var json = await silo.Links.To(row.Host, row.Port).ExecuteAsync(Encode(seconds), ReadBulkString, null, timeout.Token).ConfigureAwait(false);
-            return json is null ? null : JsonSerializer.Deserialize(json, DashboardJson.Default.SiloStats);
+            var service = silo.Reports.Of(row.SiloAddress);
+            var card = service.Describe().WaitAsync(PeerTimeout);
+            var stats = service.Stats(seconds).WaitAsync(PeerTimeout);
+            return (await card.ConfigureAwait(false), JsonSerializer.Deserialize(await stats.ConfigureAwait(false), DashboardJson.Default.SiloStats));
         }
-        catch (Exception exception) when (exception is CubbyConnectionException or TimeoutException or OperationCanceledException or ObjectDisposedException or JsonException)
+        catch (Exception exception) when (exception is not OutOfMemoryException)
         {
-            return null;
+            return (null, null);
         }
-    }
-
-    private static ReadOnlySpan<byte> Encode(int seconds)
-    {
-        var writer = CommandBuffer.Start();
-        writer.WriteArrayHeader(3);
-        writer.WriteBulkString("CUBBY.LOCAL"u8);
-        writer.WriteBulkString("STATS"u8);
-        Span<byte> digits = stackalloc byte[11];
-        seconds.TryFormat(digits, out var written, provider: System.Globalization.CultureInfo.InvariantCulture);
-        writer.WriteBulkString(digits[..written]);
-        return CommandBuffer.Written;
-    }
-
-    /// <summary>The payload of a bulk string reply; null for any other reply (an error from a peer that lacks STATS).</summary>
-    private static byte[]? ReadBulkString(ReadOnlySequence<byte> reply, object? state)
-    {
-        var reader = new SequenceReader<byte>(reply);
-        if (!reader.TryRead(out var type) || type != (byte)'$' || !reader.TryReadTo(out ReadOnlySequence<byte> header, "\r\n"u8))
-        {
-            return null;
-        }
-
-        var rest = reply.Slice(reader.Position);
-        var length = checked((int)rest.Length) - 2;
-        return length >= 0 && header.Length > 0 ? rest.Slice(0, length).ToArray() : null;
     }
 }

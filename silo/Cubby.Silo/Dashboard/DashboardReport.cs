@@ -3,11 +3,11 @@ namespace Cubby.Silo.Dashboard;
 /// <summary>What <c>GET /dashboard/api/cluster</c> returns: every member, live ones with their numbers, and recent changes.</summary>
 /// <param name="ClusterId">The cluster's id.</param>
 /// <param name="Mode">The clustering mode.</param>
-/// <param name="SelfId">The id of the silo that answered.</param>
-/// <param name="ViewVersion">Its view's version.</param>
+/// <param name="SelfId">The Orleans address of the silo that answered.</param>
+/// <param name="ViewVersion">The membership table's version.</param>
 /// <param name="SlotCount">The cluster's slot count.</param>
 /// <param name="Time">When the report was made.</param>
-/// <param name="Silos">Every row of the membership table, dead silos included.</param>
+/// <param name="Silos">Every row of Orleans' membership table, dead silos included.</param>
 /// <param name="Events">Membership changes the answering silo saw, newest first.</param>
 internal sealed record DashboardReport(
     string ClusterId,
@@ -20,11 +20,11 @@ internal sealed record DashboardReport(
     IReadOnlyList<MembershipEvent> Events);
 
 /// <summary>One member as the dashboard shows it.</summary>
-/// <param name="Id">Its silo id.</param>
-/// <param name="Endpoint">Its RESP endpoint.</param>
-/// <param name="Status">Joining, Active, ShuttingDown or Dead.</param>
+/// <param name="Id">Its Orleans silo address.</param>
+/// <param name="Endpoint">Its RESP endpoint (its Orleans endpoint when it did not answer).</param>
+/// <param name="Status">Orleans' status: Joining, Active, ShuttingDown, Stopping or Dead.</param>
 /// <param name="Generation">Its generation.</param>
-/// <param name="Slots">Slots the view gives it.</param>
+/// <param name="Slots">Shards active on it.</param>
 /// <param name="IsSelf">Whether it is the silo that answered.</param>
 /// <param name="Reachable">Whether it answered in time; false for dead silos.</param>
 /// <param name="LastHeartbeat">Its last heartbeat in the table.</param>

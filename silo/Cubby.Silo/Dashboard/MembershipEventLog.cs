@@ -1,26 +1,16 @@
-using Cubby.Silo.Cluster.Membership;
-
 namespace Cubby.Silo.Dashboard;
 
 /// <summary>
 /// The last <see cref="Capacity"/> membership changes this silo has seen (a silo joined, became active, began to
-/// leave, left, was declared dead), found by comparing each table version it reads with the one before.
+/// leave, left, was declared dead), found by comparing each of Orleans' membership snapshots with the one before.
 /// </summary>
-internal sealed class MembershipEventLog : IHostedService
+internal sealed class MembershipEventLog(IClusterMembershipService membership, TimeProvider time) : BackgroundService
 {
     public const int Capacity = 100;
 
-    private readonly IClusterMembership _membership;
-    private readonly TimeProvider _time;
     private readonly Lock _lock = new();
     private readonly Queue<MembershipEvent> _events = new();
-    private Dictionary<string, SiloStatus>? _statuses;
-
-    public MembershipEventLog(IClusterMembership membership, TimeProvider time)
-    {
-        _membership = membership;
-        _time = time;
-    }
+    private Dictionary<SiloAddress, SiloStatus>? _statuses;
 
     /// <summary>The changes, newest first.</summary>
     public IReadOnlyList<MembershipEvent> Latest()
@@ -31,44 +21,40 @@ internal sealed class MembershipEventLog : IHostedService
         }
     }
 
-    /// <summary>Subscribes before the silo joins (which happens once the host has started), so the join is seen too.</summary>
-    public Task StartAsync(CancellationToken cancellationToken)
+    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
-        _membership.Changed += OnChanged;
-        return Task.CompletedTask;
+        try
+        {
+            await foreach (var snapshot in membership.MembershipUpdates.WithCancellation(stoppingToken).ConfigureAwait(false))
+            {
+                OnChanged(snapshot);
+            }
+        }
+        catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
+        {
+            // The silo is stopping.
+        }
     }
 
-    public Task StopAsync(CancellationToken cancellationToken)
+    private void OnChanged(ClusterMembershipSnapshot snapshot)
     {
-        _membership.Changed -= OnChanged;
-        return Task.CompletedTask;
-    }
-
-    private void OnChanged(MembershipSnapshot snapshot)
-    {
-        var now = _time.GetUtcNow();
+        var now = time.GetUtcNow();
         lock (_lock)
         {
             var first = _statuses is null;
             var previous = _statuses ?? [];
-            var current = new Dictionary<string, SiloStatus>(StringComparer.Ordinal);
-            foreach (var row in snapshot.Entries)
+            var current = new Dictionary<SiloAddress, SiloStatus>();
+            foreach (var member in snapshot.Members.Values)
             {
-                var entry = row.Entry;
-                current[entry.SiloId] = entry.Status;
-                var known = previous.TryGetValue(entry.SiloId, out var before);
-                if (known && before == entry.Status)
+                current[member.SiloAddress] = member.Status;
+                var known = previous.TryGetValue(member.SiloAddress, out var before);
+                if ((known && before == member.Status) || (first && member.Status == SiloStatus.Dead))
                 {
+                    // Unchanged, or a silo long dead when this one first read the table: not news.
                     continue;
                 }
 
-                // A table read for the first time holds the cluster's history; silos long dead in it are not news.
-                if (first && entry.Status == SiloStatus.Dead)
-                {
-                    continue;
-                }
-
-                Add(new MembershipEvent(now, entry.SiloId, $"{entry.Host}:{entry.Port}", entry.Generation, Describe(known ? before : null, entry.Status)));
+                Add(new MembershipEvent(now, member.SiloAddress.ToParsableString(), member.SiloAddress.Endpoint.ToString(), member.SiloAddress.Generation, Describe(known ? before : null, member.Status)));
             }
 
             _statuses = current;
@@ -86,10 +72,10 @@ internal sealed class MembershipEventLog : IHostedService
 
     private static string Describe(SiloStatus? before, SiloStatus status) => status switch
     {
-        SiloStatus.Joining => "joining",
+        SiloStatus.Joining or SiloStatus.Created => "joining",
         SiloStatus.Active => "joined",
-        SiloStatus.ShuttingDown => "leaving",
-        SiloStatus.Dead when before == SiloStatus.ShuttingDown => "left",
+        SiloStatus.ShuttingDown or SiloStatus.Stopping => "leaving",
+        SiloStatus.Dead when before is SiloStatus.ShuttingDown or SiloStatus.Stopping => "left",
         SiloStatus.Dead => "declared dead",
         _ => status.ToString(),
     };
@@ -97,8 +83,8 @@ internal sealed class MembershipEventLog : IHostedService
 
 /// <summary>One membership change as the dashboard lists it.</summary>
 /// <param name="Time">When this silo saw it.</param>
-/// <param name="SiloId">The silo that changed.</param>
-/// <param name="Endpoint">Its RESP endpoint.</param>
+/// <param name="SiloId">The silo's Orleans address.</param>
+/// <param name="Endpoint">Its Orleans silo endpoint.</param>
 /// <param name="Generation">Its generation.</param>
 /// <param name="Change">joining, joined, leaving, left or declared dead.</param>
 internal sealed record MembershipEvent(DateTimeOffset Time, string SiloId, string Endpoint, long Generation, string Change);

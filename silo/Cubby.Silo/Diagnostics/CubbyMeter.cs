@@ -29,9 +29,9 @@ internal sealed class CubbyMeter : IHostedService, IDisposable
         _meter.CreateObservableCounter("cubby.expirations", () => silo.Catalog.RemovalTotals().Expired, "{entry}", "Entries removed because they expired.");
         _meter.CreateObservableGauge("cubby.entries", () => silo.Catalog.Count(), "{entry}", "Entries this silo holds.");
         _meter.CreateObservableGauge("cubby.memory.used", () => silo.Catalog.Budget.Used, "By", "Bytes of entries charged to the memory budget.");
-        _meter.CreateObservableCounter("cubby.handoff.slots", ObserveHandoffs, "{slot}", "Slots handed to other silos (direction=sent) and taken over from them (direction=received).");
-        _meter.CreateObservableCounter("cubby.forwarded", () => statistics.ForwardedCalls, "{call}", "Calls forwarded to the silo that has their slot.");
-        _meter.CreateObservableUpDownCounter("cubby.connections", () => (long)silo.Clients.Count, "{connection}", "Open RESP connections, clients and peer silos.");
+        _meter.CreateObservableCounter("cubby.migrated.shards", ObserveMigrations, "{shard}", "Shards that moved to other silos with their entries (direction=sent) and arrived here (direction=received).");
+        _meter.CreateObservableCounter("cubby.relayed", () => statistics.RelayedCalls, "{call}", "Commands relayed through Orleans to a shard active on another silo, or moving.");
+        _meter.CreateObservableUpDownCounter("cubby.connections", () => (long)silo.Clients.Count, "{connection}", "Open RESP connections."); 
         silo.Metrics.Duration = _meter.CreateHistogram<double>("cubby.command.duration", "s", "How long commands take in the silo, from parsed request to written reply.");
     }
 
@@ -62,9 +62,9 @@ internal sealed class CubbyMeter : IHostedService, IDisposable
         }
     }
 
-    private IEnumerable<Measurement<long>> ObserveHandoffs()
+    private IEnumerable<Measurement<long>> ObserveMigrations()
     {
-        yield return new Measurement<long>(_silo.Statistics.SlotsHandedOff, new KeyValuePair<string, object?>("direction", "sent"));
-        yield return new Measurement<long>(_silo.Statistics.SlotsReceived, new KeyValuePair<string, object?>("direction", "received"));
+        yield return new Measurement<long>(_silo.Catalog.ShardsMigratedOut, new KeyValuePair<string, object?>("direction", "sent"));
+        yield return new Measurement<long>(_silo.Catalog.ShardsMigratedIn, new KeyValuePair<string, object?>("direction", "received"));
     }
 }

@@ -29,12 +29,12 @@ internal static class PrometheusExposition
         Single(text, "cubby_entries", "gauge", "Entries this silo holds.", silo.Catalog.Count());
         Single(text, "cubby_memory_used_bytes", "gauge", "Bytes of entries charged to the memory budget.", silo.Catalog.Budget.Used);
         Single(text, "cubby_memory_limit_bytes", "gauge", "The memory budget (Cubby:MaxMemoryBytes).", silo.Catalog.Budget.Limit);
-        Header(text, "cubby_handoff_slots_total", "counter", "Slots handed to other silos (sent) and taken over from them (received).");
-        Sample(text, "cubby_handoff_slots_total{direction=\"sent\"}", statistics.SlotsHandedOff);
-        Sample(text, "cubby_handoff_slots_total{direction=\"received\"}", statistics.SlotsReceived);
-        Single(text, "cubby_forwarded_total", "counter", "Calls forwarded to the silo that has their slot.", statistics.ForwardedCalls);
-        Single(text, "cubby_forward_failures_total", "counter", "Forwards that found the peer unreachable.", statistics.ForwardFailures);
-        Single(text, "cubby_connections", "gauge", "Open RESP connections, clients and peer silos.", silo.Clients.Count);
+        Header(text, "cubby_migrated_shards_total", "counter", "Shards that moved to other silos with their entries (sent) and arrived here (received).");
+        Sample(text, "cubby_migrated_shards_total{direction=\"sent\"}", silo.Catalog.ShardsMigratedOut);
+        Sample(text, "cubby_migrated_shards_total{direction=\"received\"}", silo.Catalog.ShardsMigratedIn);
+        Single(text, "cubby_relayed_total", "counter", "Commands relayed through Orleans to a shard active on another silo, or moving.", statistics.RelayedCalls);
+        Single(text, "cubby_relay_retries_total", "counter", "Relayed commands tried again because their shard was moving or its silo unreachable.", statistics.RelayRetries);
+        Single(text, "cubby_connections", "gauge", "Open RESP connections.", silo.Clients.Count);
         Single(text, "cubby_connections_received_total", "counter", "RESP connections accepted since start.", statistics.ConnectionsReceived);
         WriteLatency(text, silo.Metrics);
         return text.ToString();

@@ -9,11 +9,8 @@ internal sealed class SiloStatistics
     private long _connectionsReceived;
     private long _rejectedConnections;
     private long _protocolErrors;
-    private long _forwarded;
-    private long _forwardFailures;
-    private long _slotsHandedOff;
-    private long _slotsReceived;
-    private long _entriesHandedOff;
+    private long _relayed;
+    private long _relayRetries;
 
     public long Commands => Volatile.Read(ref _commands);
 
@@ -27,29 +24,15 @@ internal sealed class SiloStatistics
 
     public long RejectedConnections => Volatile.Read(ref _rejectedConnections);
 
-    /// <summary>Calls sent to the silo that has their slot.</summary>
-    public long ForwardedCalls => Volatile.Read(ref _forwarded);
+    /// <summary>Commands sent through Orleans to a shard active on another silo, or moving.</summary>
+    public long RelayedCalls => Volatile.Read(ref _relayed);
 
-    /// <summary>Forwards that found the peer unreachable (each retried until the forward timeout).</summary>
-    public long ForwardFailures => Volatile.Read(ref _forwardFailures);
+    /// <summary>Relayed calls tried again because their shard was moving or its silo unreachable.</summary>
+    public long RelayRetries => Volatile.Read(ref _relayRetries);
 
-    public long SlotsHandedOff => Volatile.Read(ref _slotsHandedOff);
+    public void Relayed() => Interlocked.Increment(ref _relayed);
 
-    public long SlotsReceived => Volatile.Read(ref _slotsReceived);
-
-    public long EntriesHandedOff => Volatile.Read(ref _entriesHandedOff);
-
-    public void Forwarded() => Interlocked.Increment(ref _forwarded);
-
-    public void ForwardFailed() => Interlocked.Increment(ref _forwardFailures);
-
-    public void HandedOff(long entries)
-    {
-        Interlocked.Increment(ref _slotsHandedOff);
-        Interlocked.Add(ref _entriesHandedOff, entries);
-    }
-
-    public void SlotReceived() => Interlocked.Increment(ref _slotsReceived);
+    public void RelayRetried() => Interlocked.Increment(ref _relayRetries);
 
     public void AddCommands(long count) => Interlocked.Add(ref _commands, count);
 

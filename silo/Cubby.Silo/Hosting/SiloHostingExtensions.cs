@@ -1,15 +1,13 @@
 using System.Net;
-using Cubby.Silo.Cluster;
-using Cubby.Silo.Cluster.Handoff;
-using Cubby.Silo.Cluster.Links;
-using Cubby.Silo.Cluster.Membership;
+using Cubby.Grains;
+using Cubby.Silo.Clustering;
 using Cubby.Silo.Dashboard;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
+using Cubby.Silo.Routing;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
-using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
 namespace Cubby.Silo.Hosting;
@@ -18,9 +16,10 @@ namespace Cubby.Silo.Hosting;
 public static class SiloHostingExtensions
 {
     /// <summary>
-    /// Adds a silo: its options (section <c>Cubby</c>, validated at start), the grains, and Kestrel listeners on
-    /// <see cref="SiloOptions.RespPort"/> (RESP) and <see cref="SiloOptions.HttpPort"/> (HTTP). Kestrel serves only
-    /// these listeners, so set <c>Cubby:HttpPort</c> to the port the host application should serve HTTP on.
+    /// Adds a Cubby silo: an Orleans silo (clustering from <c>Cubby:Clustering</c>) hosting Cubby's shard grains, its
+    /// options (section <c>Cubby</c>, validated at start), and Kestrel listeners on <see cref="SiloOptions.RespPort"/>
+    /// (the RESP front door) and <see cref="SiloOptions.HttpPort"/> (HTTP). Kestrel serves only these listeners, so
+    /// set <c>Cubby:HttpPort</c> to the port the host application should serve HTTP on.
     /// </summary>
     /// <param name="builder">The application builder.</param>
     /// <param name="configure">Changes applied after configuration binding.</param>
@@ -28,23 +27,16 @@ public static class SiloHostingExtensions
     public static WebApplicationBuilder AddCubbySilo(this WebApplicationBuilder builder, Action<SiloOptions>? configure = null)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        var options = builder.Services.AddOptions<SiloOptions>().Bind(builder.Configuration.GetSection(SiloOptions.SectionName));
-        if (configure is not null)
+        var options = CubbyOptions.Register(builder.Services, builder.Configuration, configure);
+        builder.UseOrleans(silo =>
         {
-            options.Configure(configure);
-        }
+            OrleansClustering.Configure(silo, options);
+            silo.AddCubbyGrains(options);
+        });
 
-        options.ValidateOnStart();
-        builder.Services.AddSingleton<IValidateOptions<SiloOptions>, SiloOptionsValidator>();
-        builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<SiloRuntime>();
         builder.Services.AddSingleton<SiloEndpoints>();
-        builder.Services.AddHostedService<ExpiryService>();
-        builder.Services.AddSingleton<SiloLinks>();
-        builder.Services.AddSingleton<HandoffSender>();
-        builder.Services.AddCubbyMembership();
-        builder.Services.AddSingleton<ClusterCoordinator>();
-        builder.Services.AddHostedService(static services => services.GetRequiredService<ClusterCoordinator>());
+        builder.Services.AddSingleton<IShardCommandExecutor, ShardCommandExecutor>();
         builder.Services.AddHealthChecks();
         builder.Services.AddMetrics();
         builder.Services.AddSingleton<CubbyMeter>();
@@ -78,7 +70,7 @@ public static class SiloHostingExtensions
     }
 
     /// <summary>
-    /// Maps the silo's HTTP endpoints: <c>/health</c>, <c>/cluster</c> (the view, every silo's slots and entries),
+    /// Maps the silo's HTTP endpoints: <c>/health</c>, <c>/cluster</c> (Orleans' members, every silo's shards and entries),
     /// <c>/metrics</c> (Prometheus text format) and, unless <c>Cubby:Dashboard:Enabled</c> is false, the live cluster
     /// dashboard at <c>/dashboard</c> with its JSON API at <c>/dashboard/api/cluster</c>.
     /// </summary>
@@ -89,7 +81,7 @@ public static class SiloHostingExtensions
         ArgumentNullException.ThrowIfNull(app);
         app.MapHealthChecks("/health");
         app.MapGet("/cluster", static async (SiloRuntime silo) =>
-            Results.Json(await ClusterReport.GatherAsync(silo, null).ConfigureAwait(false), ClusterReportJson.Default.ClusterReport));
+            Results.Json(await ClusterReport.GatherAsync(silo).ConfigureAwait(false), ClusterReportJson.Default.ClusterReport));
         DashboardEndpoints.Map(app);
         return app;
     }

@@ -1,4 +1,4 @@
-using Cubby.Silo.Cluster;
+using Cubby.Silo.Clustering;
 using Cubby.Silo.Dashboard;
 
 namespace Cubby.Silo.Hosting;
@@ -16,8 +16,8 @@ public sealed class SiloOptions
     public string Host { get; set; } = "localhost";
 
     /// <summary>
-    /// The host clients are told to connect to (in CUBBY.VIEW); by default the listening address, or 127.0.0.1 for
-    /// <c>localhost</c>, or the machine's name for <c>*</c>.
+    /// The address other silos and clients reach this silo at (Orleans' advertised address; CUBBY.OWNER's host); by
+    /// default the listening address, 127.0.0.1 for <c>localhost</c>, or the machine's first IPv4 address for <c>*</c>.
     /// </summary>
     public string? AdvertisedHost { get; set; }
 
@@ -67,18 +67,17 @@ public sealed class SiloOptions
     public bool InlineScheduling { get; set; } = true;
 
     /// <summary>
-    /// The cluster this silo belongs to; several clusters may share one membership database. Silos and their table rows
-    /// are grouped by it.
+    /// The cluster this silo belongs to (Orleans' cluster id); several clusters may share one membership database.
     /// </summary>
     public string ClusterId { get; set; } = "cubby";
 
-    /// <summary>Membership, failure detection, silo links and handoff (<c>Cubby:Clustering</c>).</summary>
+    /// <summary>Orleans' clustering, endpoints and failure detection (<c>Cubby:Clustering</c>).</summary>
     public ClusteringOptions Clustering { get; set; } = new();
 
     /// <summary>The dashboard and <c>/metrics</c> on the HTTP port (<c>Cubby:Dashboard</c>).</summary>
     public DashboardOptions Dashboard { get; set; } = new();
 
-    /// <summary>How long a graceful shutdown may take, handing off every slot included.</summary>
+    /// <summary>How long a graceful shutdown may take, moving every shard to the silos left included.</summary>
     public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
     internal long EffectiveMaxMemoryBytes =>

@@ -1,5 +1,5 @@
 using System.Net;
-using Cubby.Silo.Cluster;
+using Cubby.Silo.Clustering;
 using Microsoft.Extensions.Options;
 
 namespace Cubby.Silo.Hosting;
@@ -48,23 +48,20 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
     {
         var clustering = options.Clustering;
         require(!string.IsNullOrWhiteSpace(options.ClusterId) && options.ClusterId.Length <= 128, $"Cubby:ClusterId must be 1 to 128 characters (was '{options.ClusterId}').");
+        require(!string.IsNullOrWhiteSpace(clustering.ServiceId) && clustering.ServiceId.Length <= 128, $"Cubby:Clustering:ServiceId must be 1 to 128 characters (was '{clustering.ServiceId}').");
         require(Enum.IsDefined(clustering.Mode), $"Cubby:Clustering:Mode must be Localhost, Development or Postgres (was {clustering.Mode}).");
         require(clustering.Mode != ClusteringMode.Postgres || !string.IsNullOrWhiteSpace(clustering.ConnectionString), "Cubby:Clustering:ConnectionString is required when Cubby:Clustering:Mode is Postgres.");
-        require(clustering.PrimaryEndpoint is null || Cubby.Client.EndpointAddress.TryParse(clustering.PrimaryEndpoint, out _, out _), $"Cubby:Clustering:PrimaryEndpoint must be host:port (was '{clustering.PrimaryEndpoint}').");
-        require(clustering.Mode == ClusteringMode.Localhost || !string.IsNullOrEmpty(clustering.Secret), "Cubby:Clustering:Secret is required when Cubby:Clustering:Mode is Development or Postgres: silos authenticate to each other with it.");
-        require(clustering.HeartbeatInterval > TimeSpan.Zero, $"Cubby:Clustering:HeartbeatInterval must be positive (was {clustering.HeartbeatInterval}).");
-        require(clustering.TableRefreshInterval > TimeSpan.Zero, $"Cubby:Clustering:TableRefreshInterval must be positive (was {clustering.TableRefreshInterval}).");
-        require(clustering.ProbeInterval > TimeSpan.Zero, $"Cubby:Clustering:ProbeInterval must be positive (was {clustering.ProbeInterval}).");
+        require(clustering.PrimaryEndpoint is null || OrleansClustering.IsEndpoint(clustering.PrimaryEndpoint), $"Cubby:Clustering:PrimaryEndpoint must be host:port, the primary silo's Cubby:Clustering:SiloPort (was '{clustering.PrimaryEndpoint}').");
+        require(clustering.SiloPort is >= 0 and <= 65535, $"Cubby:Clustering:SiloPort must be between 0 and 65535 (was {clustering.SiloPort}).");
+        require(clustering.GatewayPort is >= 0 and <= 65535, $"Cubby:Clustering:GatewayPort must be between 0 and 65535 (was {clustering.GatewayPort}).");
+        require(clustering.SiloPort == 0 || clustering.SiloPort != clustering.GatewayPort, $"Cubby:Clustering:SiloPort and Cubby:Clustering:GatewayPort must differ (both {clustering.SiloPort}).");
+        var ports = new[] { options.RespPort, options.HttpPort };
+        require(clustering.SiloPort == 0 || !ports.Contains(clustering.SiloPort), $"Cubby:Clustering:SiloPort must differ from Cubby:RespPort and Cubby:HttpPort (was {clustering.SiloPort}).");
+        require(clustering.GatewayPort == 0 || !ports.Contains(clustering.GatewayPort), $"Cubby:Clustering:GatewayPort must differ from Cubby:RespPort and Cubby:HttpPort (was {clustering.GatewayPort}).");
         require(clustering.ProbeTimeout > TimeSpan.Zero, $"Cubby:Clustering:ProbeTimeout must be positive (was {clustering.ProbeTimeout}).");
         require(clustering.MissedProbesLimit >= 1, $"Cubby:Clustering:MissedProbesLimit must be at least 1 (was {clustering.MissedProbesLimit}).");
         require(clustering.VotesForDeath >= 1, $"Cubby:Clustering:VotesForDeath must be at least 1 (was {clustering.VotesForDeath}).");
-        require(clustering.VoteExpiration > TimeSpan.Zero, $"Cubby:Clustering:VoteExpiration must be positive (was {clustering.VoteExpiration}).");
-        require(clustering.DefunctSiloExpiration > clustering.HeartbeatExpiration, $"Cubby:Clustering:DefunctSiloExpiration must be longer than Cubby:Clustering:HeartbeatExpiration (was {clustering.DefunctSiloExpiration}).");
-        require(clustering.DefunctSiloCleanupPeriod > TimeSpan.Zero, $"Cubby:Clustering:DefunctSiloCleanupPeriod must be positive (was {clustering.DefunctSiloCleanupPeriod}).");
-        require(clustering.HeartbeatExpiration > clustering.HeartbeatInterval * 2, $"Cubby:Clustering:HeartbeatExpiration must be more than twice Cubby:Clustering:HeartbeatInterval (was {clustering.HeartbeatExpiration}).");
-        require(clustering.LinkConnections is >= 1 and <= 64, $"Cubby:Clustering:LinkConnections must be between 1 and 64 (was {clustering.LinkConnections}).");
-        require(clustering.ForwardTimeout > TimeSpan.Zero, $"Cubby:Clustering:ForwardTimeout must be positive (was {clustering.ForwardTimeout}).");
-        require(clustering.HandoffChunkBytes >= 4096, $"Cubby:Clustering:HandoffChunkBytes must be at least 4096 (was {clustering.HandoffChunkBytes}).");
-        require(clustering.HandoffWaitTimeout > TimeSpan.Zero, $"Cubby:Clustering:HandoffWaitTimeout must be positive (was {clustering.HandoffWaitTimeout}).");
+        require(clustering.TableRefreshInterval > TimeSpan.Zero, $"Cubby:Clustering:TableRefreshInterval must be positive (was {clustering.TableRefreshInterval}).");
+        require(clustering.CallTimeout > TimeSpan.Zero, $"Cubby:Clustering:CallTimeout must be positive (was {clustering.CallTimeout}).");
     }
 }

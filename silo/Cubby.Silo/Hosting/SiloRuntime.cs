@@ -1,10 +1,6 @@
 using Cubby.Grains;
 using Cubby.Grains.Capacity;
-using Cubby.Grains.Storage;
-using Cubby.Silo.Cluster;
-using Cubby.Silo.Cluster.Handoff;
-using Cubby.Silo.Cluster.Links;
-using Cubby.Silo.Cluster.Membership;
+using Cubby.Silo.Clustering;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
@@ -12,89 +8,74 @@ using Microsoft.Extensions.Options;
 
 namespace Cubby.Silo.Hosting;
 
-/// <summary>What every connection's commands share: the grains, the budget, the settings and the statistics.</summary>
-internal sealed class SiloRuntime : IDisposable
+/// <summary>What every connection's commands share: the shards held here, the way to the others, the settings and the statistics.</summary>
+internal sealed class SiloRuntime(
+    IOptions<SiloOptions> options,
+    SiloEndpoints endpoints,
+    ShardCatalog catalog,
+    IGrainFactory? grains = null,
+    IClusterMembershipService? membership = null,
+    SiloReports? reports = null,
+    ILocalSiloDetails? local = null)
 {
-    public SiloRuntime(
-        IOptions<SiloOptions> options,
-        TimeProvider time,
-        SiloEndpoints endpoints,
-        SiloLinks links,
-        ILoggerFactory loggers,
-        IClusterMembership? membership = null,
-        PrimaryMembershipTables? membershipTables = null)
-    {
-        Membership = membership;
-        MembershipTables = membershipTables;
-        Options = options.Value;
-        Time = time;
-        Catalog = new ShardCatalog(
-            new GrainSettings
-            {
-                SlotCount = Options.SlotCount,
-                MaxValueBytes = Options.MaxValueBytes,
-                MaxMemoryBytes = Options.EffectiveMaxMemoryBytes,
-                EvictionSamples = Options.EvictionSamples,
-                ActiveExpiryInterval = Options.ActiveExpiryInterval,
-                ActiveExpiryBudget = Options.ActiveExpiryBudget,
-                FullSweepInterval = Options.FullSweepInterval,
-            },
-            time,
-            Options.Store == EntryStoreKind.Managed ? static () => new ManagedEntryStore() : static () => new NativeEntryStore());
-        Evictor = new Evictor(Catalog);
-        StartedAt = time.GetUtcNow();
-        Cluster = new ClusterState(Options.SlotCount, standalone: Options.Clustering.Mode == ClusteringMode.Localhost);
-        Links = links;
-        Incoming = new HandoffReceiver(this, loggers.CreateLogger<HandoffReceiver>());
-        Endpoints = endpoints;
-        Metrics = new CommandMetrics(Commands.All.Select(static command => command.Name), Options.SlotCount);
-    }
+    private const string NoOrleans = "This runtime was built without an Orleans silo (a benchmark's or test's bare runtime); it serves only shards it holds.";
+
+    /// <summary>This silo's Orleans address.</summary>
+    public SiloAddress Self => local?.SiloAddress ?? throw new InvalidOperationException(NoOrleans);
 
     /// <summary>The listeners, for the port actually bound when <see cref="SiloOptions.RespPort"/> is 0 (INFO, CONFIG GET port).</summary>
-    public SiloEndpoints Endpoints { get; }
+    public SiloEndpoints Endpoints { get; } = endpoints;
 
-    /// <summary>The cluster view and where each slot's data is.</summary>
-    public ClusterState Cluster { get; }
+    public SiloOptions Options { get; } = options.Value;
 
-    /// <summary>This silo's membership (probes and "table changed" from peers); null only in tests that build a bare runtime.</summary>
-    public IClusterMembership? Membership { get; }
+    /// <summary>The clock entries expire by (the catalog's).</summary>
+    public TimeProvider Time => Catalog.Time;
 
-    /// <summary>The tables this silo keeps as the Development primary; null only in tests that build a bare runtime.</summary>
-    public PrimaryMembershipTables? MembershipTables { get; }
+    /// <summary>The shards active on this silo, which commands run on directly.</summary>
+    public ShardCatalog Catalog { get; } = catalog;
 
-    /// <summary>Slots being handed to this silo.</summary>
-    public HandoffReceiver Incoming { get; }
+    /// <summary>The way to every shard through Orleans, wherever it is active.</summary>
+    public IGrainFactory Grains => grains ?? throw new InvalidOperationException(NoOrleans);
 
-    /// <summary>Connections to the other silos, for forwarded calls.</summary>
-    public SiloLinks Links { get; }
+    /// <summary>Orleans' view of the cluster.</summary>
+    public IClusterMembershipService Membership => membership ?? throw new InvalidOperationException(NoOrleans);
 
-    public SiloOptions Options { get; }
+    /// <summary>The other silos' own reports (RESP endpoint, counts, dashboard numbers).</summary>
+    public SiloReports Reports => reports ?? throw new InvalidOperationException(NoOrleans);
 
-    public TimeProvider Time { get; }
-
-    public ShardCatalog Catalog { get; }
-
-    public Evictor Evictor { get; }
+    public Evictor Evictor => Catalog.Evictor;
 
     public CommandTable Commands { get; } = CommandTable.Create();
 
     public SiloStatistics Statistics { get; } = new();
 
     /// <summary>Commands by name and result, their latencies, and operations per slot.</summary>
-    public CommandMetrics Metrics { get; }
+    public CommandMetrics Metrics { get; } = new(CommandTable.Create().All.Select(static command => command.Name), options.Value.SlotCount);
 
     /// <summary>The last minutes of activity, one point a second, for the dashboard.</summary>
     public SiloSeries Series { get; } = new();
 
     public ClientRegistry Clients { get; } = new();
 
-    public DateTimeOffset StartedAt { get; }
+    public DateTimeOffset StartedAt { get; } = catalog.Time.GetUtcNow();
 
     public long NowMilliseconds => Time.GetUtcNow().ToUnixTimeMilliseconds();
 
-    public void Dispose()
+    /// <summary>
+    /// A runtime with every shard active on it and no Orleans silo around it, for measuring the command path alone
+    /// (the dispatch benchmarks and allocation tests). The caller disposes <see cref="Catalog"/>.
+    /// </summary>
+    internal static SiloRuntime WithEveryShardHere(SiloOptions options, TimeProvider time)
     {
-        Incoming.Dispose();
-        Catalog.Dispose();
+        var catalog = new ShardCatalog(CubbySiloBuilderExtensions.GrainSettingsOf(options), time, CubbySiloBuilderExtensions.StoreOf(options));
+        for (var slot = 0; slot < catalog.SlotCount; slot++)
+        {
+            _ = catalog[slot];
+        }
+
+        return new SiloRuntime(Microsoft.Extensions.Options.Options.Create(options), new SiloEndpoints(), catalog);
     }
+
+    /// <summary>Where clients reach this silo's RESP front door, <c>host:port</c>, as other silos report it.</summary>
+    public string RespEndpoint => $"{OrleansClustering.AdvertisedAddress(Options)}:{Endpoints.Resp.Port}";
 }

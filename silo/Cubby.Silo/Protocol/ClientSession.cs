@@ -15,11 +15,10 @@ internal sealed class ClientSession
     private long _misses;
     private ValueTask? _pending;
     private PipeReader? _input;
-    private int _wakeRequested;
     private readonly CommandTally _tally;
     private (int Command, long Started, long ErrorsBefore)? _deferredCommand;
 
-    public ClientSession(SiloRuntime silo, PipeWriter output, string remoteEndPoint)
+    public ClientSession(SiloRuntime silo, IBufferWriter<byte> output, string remoteEndPoint)
     {
         Silo = silo;
         Writer = new RespWriter(output);
@@ -27,7 +26,6 @@ internal sealed class ClientSession
         RemoteEndPoint = remoteEndPoint;
         IsAuthenticated = silo.Options.Password is null;
         ConnectedAt = silo.Time.GetUtcNow();
-        PushedViewVersion = silo.Cluster.View?.Version ?? 0;
         _tally = silo.Metrics.CreateTally();
     }
 
@@ -59,18 +57,6 @@ internal sealed class ClientSession
 
     public bool IsAuthenticated { get; set; }
 
-    /// <summary>How many silos a forwarded command has passed through before this one (0 for a client's own).</summary>
-    public int Hops { get; set; }
-
-    /// <summary>The view version this client was last told of; RESP3 clients get a push when the view moves past it.</summary>
-    public long PushedViewVersion { get; set; }
-
-    /// <summary>Whether view changes are pushed to this connection: RESP3 clients, not other silos.</summary>
-    public bool WantsViewPushes => Writer.Version == RespVersion.Resp3 && !IsClusterPeer;
-
-    /// <summary>Authenticated with the cluster secret: another silo, allowed the internal commands.</summary>
-    public bool IsClusterPeer { get; set; }
-
     /// <summary>Set by QUIT: the connection closes once the pending replies are flushed.</summary>
     public bool CloseRequested { get; set; }
 
@@ -83,7 +69,7 @@ internal sealed class ClientSession
     public ArrayBufferWriter<byte> Scratch { get; } = new();
 
     /// <summary>
-    /// Hands the connection a command that finishes later (a forwarded call, a wait for a moving slot): the connection
+    /// Hands the connection a command that finishes later (a command relayed to a shard on another silo, or moving): the connection
     /// stops running commands until it completes, so replies stay in order. The operation writes its own reply and
     /// never throws.
     /// </summary>
@@ -112,18 +98,6 @@ internal sealed class ClientSession
         ShutdownRequested = true;
         _input?.CancelPendingRead();
     }
-
-    /// <summary>Wakes the connection's pending read so it can write a push; no effect on a busy connection's commands.</summary>
-    public void Wake()
-    {
-        if (Interlocked.Exchange(ref _wakeRequested, 1) == 0)
-        {
-            _input?.CancelPendingRead();
-        }
-    }
-
-    /// <summary>True (once) when a cancelled read was this session's own <see cref="Wake"/>, not a shutdown.</summary>
-    public bool ConsumeWake() => Interlocked.Exchange(ref _wakeRequested, 0) == 1;
 
     public void Hit() => _hits++;
 

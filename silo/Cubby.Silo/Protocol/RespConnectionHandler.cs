@@ -76,10 +76,8 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                     session.CompleteDeferred();
                 }
 
-                ViewPushes.WriteIfDue(session);
                 var flush = await output.FlushAsync().ConfigureAwait(false);
-                var woken = read.IsCanceled && session.ConsumeWake() && !session.ShutdownRequested;
-                if ((read.IsCompleted && !paused) || (read.IsCanceled && !woken) || flush.IsCompleted)
+                if ((read.IsCompleted && !paused) || read.IsCanceled || flush.IsCompleted)
                 {
                     break;
                 }

@@ -66,7 +66,7 @@ public sealed class AppHostTests : IDisposable
         await host.WaitUntilGoneAsync(processIds, TimeSpan.FromSeconds(30));
         Assert.False(Directory.Exists(folder), $"{folder} is still there.{host.Describe()}");
 
-        // Silos first, the last started first (each hands its slots to those left), then the app, then the database.
+        // Silos first, the last started first (each moves its shards to those left), then the app, then the database.
         var output = host.Output;
         var order = new[] { "Stopping silo-3", "Stopping silo-2", "Stopping silo-1", "Stopping web", "Stopping postgres" }
             .Select(line => output.IndexOf(line, StringComparison.Ordinal)).ToArray();
@@ -84,7 +84,7 @@ public sealed class AppHostTests : IDisposable
         var port = int.Parse(resources["silo-2"]["resp"].Split(':')[1]);
         var info = await RedisTools.CliOutputAsync(port, "INFO", "cluster");
         Assert.Contains("cubby_clustering_mode:Development", info, StringComparison.Ordinal);
-        Assert.Contains("cubby_view_silos:2", info, StringComparison.Ordinal);
+        Assert.Contains("cubby_active_silos:2", info, StringComparison.Ordinal);
         var processIds = resources.Values.Select(fields => int.Parse(fields["pid"])).ToArray();
 
         using (var silo = System.Diagnostics.Process.GetProcessById(int.Parse(resources["silo-2"]["pid"])))

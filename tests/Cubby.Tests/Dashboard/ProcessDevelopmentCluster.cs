@@ -3,13 +3,11 @@ using Cubby.Tests.Infrastructure;
 namespace Cubby.Tests.Dashboard;
 
 /// <summary>
-/// Silo executables on Development membership, one process each: the first keeps the table, the others join it. A
-/// silo killed here really dies (SIGKILL), so the others must detect it.
+/// Silo executables on Orleans' Development clustering, one process each: the first keeps the table, the others join
+/// it at its Orleans silo port. A silo killed here really dies (SIGKILL), so the others must detect it.
 /// </summary>
 internal sealed class ProcessDevelopmentCluster : IDisposable
 {
-    public const string Secret = "dashboard-cluster-secret";
-
     private readonly List<SiloProcess> _silos = [];
 
     public IReadOnlyList<SiloProcess> Silos => _silos;
@@ -21,8 +19,8 @@ internal sealed class ProcessDevelopmentCluster : IDisposable
         {
             for (var i = 0; i < silos; i++)
             {
-                string[] common = ["--Cubby:Clustering:Mode", "Development", "--Cubby:Clustering:Secret", Secret, "--Cubby:SlotCount", "256", "--Cubby:MaxMemoryBytes", "268435456", "--Logging:LogLevel:Default", "Warning", .. arguments];
-                string[] join = i == 0 ? [] : ["--Cubby:Clustering:PrimaryEndpoint", $"127.0.0.1:{cluster._silos[0].RespPort}"];
+                string[] common = ["--Cubby:Clustering:Mode", "Development", "--Cubby:SlotCount", "256", "--Cubby:MaxMemoryBytes", "268435456", "--Logging:LogLevel:Default", "Warning", .. arguments];
+                string[] join = i == 0 ? [] : ["--Cubby:Clustering:PrimaryEndpoint", $"127.0.0.1:{cluster._silos[0].SiloPort}"];
                 cluster._silos.Add(await SiloProcess.StartAsync([.. common, .. join]));
             }
 

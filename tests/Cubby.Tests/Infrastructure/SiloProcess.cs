@@ -17,11 +17,12 @@ public sealed partial class SiloProcess : IDisposable
     private readonly Process _process;
     private readonly StringBuilder _output = new();
 
-    private SiloProcess(Process process, int respPort, int httpPort)
+    private SiloProcess(Process process, int respPort, int httpPort, int siloPort)
     {
         _process = process;
         RespPort = respPort;
         HttpPort = httpPort;
+        SiloPort = siloPort;
     }
 
     /// <summary>Where the silo was built: the test project references it, so it is copied next to the tests.</summary>
@@ -30,6 +31,9 @@ public sealed partial class SiloProcess : IDisposable
     public int RespPort { get; }
 
     public int HttpPort { get; }
+
+    /// <summary>The Orleans silo port, which other silos (and a Development cluster's joiners) reach it on.</summary>
+    public int SiloPort { get; }
 
     public IPEndPoint RespEndPoint => new(IPAddress.Loopback, RespPort);
 
@@ -77,18 +81,23 @@ public sealed partial class SiloProcess : IDisposable
         }
     }
 
-    /// <summary>Starts a silo on the given ports without waiting for it; see <see cref="WaitUntilReadyAsync"/>.</summary>
-    public static SiloProcess Start(int respPort, int httpPort, IEnumerable<string> arguments)
+    /// <summary>
+    /// Starts a silo on the given ports without waiting for it; see <see cref="WaitUntilReadyAsync"/>. Its Orleans silo
+    /// port is <paramref name="siloPort"/> (a free one when 0) and its gateway port a free one.
+    /// </summary>
+    public static SiloProcess Start(int respPort, int httpPort, IEnumerable<string> arguments, int siloPort = 0)
     {
         if (!File.Exists(SiloAssemblyPath))
         {
             throw new InvalidOperationException($"The silo is not built at {SiloAssemblyPath}; the test project must reference silo/Cubby.Silo.");
         }
 
-        var start = DotnetProcess.StartInfo(SiloAssemblyPath, ["--Cubby:Host", "127.0.0.1", "--Cubby:RespPort", Text(respPort), "--Cubby:HttpPort", Text(httpPort), .. arguments]);
+        siloPort = siloPort == 0 ? FreePort() : siloPort;
+        string[] ports = ["--Cubby:RespPort", Text(respPort), "--Cubby:HttpPort", Text(httpPort), "--Cubby:Clustering:SiloPort", Text(siloPort), "--Cubby:Clustering:GatewayPort", Text(FreePort())];
+        var start = DotnetProcess.StartInfo(SiloAssemblyPath, ["--Cubby:Host", "127.0.0.1", .. ports, .. arguments]);
 
         var process = new Process { StartInfo = start };
-        var silo = new SiloProcess(process, respPort, httpPort);
+        var silo = new SiloProcess(process, respPort, httpPort, siloPort);
         process.OutputDataReceived += (_, line) => silo.Append(line.Data);
         process.ErrorDataReceived += (_, line) => silo.Append(line.Data);
         process.Start();

@@ -11,6 +11,7 @@ namespace Cubby.Tests.Infrastructure;
 public sealed class TestSilo : IAsyncDisposable
 {
     private readonly WebApplication _app;
+    private bool _disposed;
 
     private TestSilo(WebApplication app)
     {
@@ -21,6 +22,9 @@ public sealed class TestSilo : IAsyncDisposable
     public SiloEndpoints Endpoints { get; }
 
     public IPEndPoint RespEndPoint => Endpoints.Resp;
+
+    /// <summary>Its Orleans silo endpoint, which other silos join at.</summary>
+    public IPEndPoint SiloEndpoint => Services.GetRequiredService<global::Orleans.Runtime.ILocalSiloDetails>().SiloAddress.Endpoint;
 
     public IServiceProvider Services => _app.Services;
 
@@ -33,7 +37,7 @@ public sealed class TestSilo : IAsyncDisposable
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
         if (time is not null)
         {
-            builder.Services.AddSingleton(time);
+            builder.Services.AddKeyedSingleton(Cubby.Grains.ShardHosting.EntryClockKey, time);
         }
 
         builder.AddCubbySilo(options =>
@@ -41,6 +45,8 @@ public sealed class TestSilo : IAsyncDisposable
             options.Host = "127.0.0.1";
             options.RespPort = 0;
             options.HttpPort = 0;
+            options.Clustering.SiloPort = 0;
+            options.Clustering.GatewayPort = 0;
             options.MaxMemoryBytes = 256L * 1024 * 1024;
             configure?.Invoke(options);
         });
@@ -54,6 +60,12 @@ public sealed class TestSilo : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
         await _app.StopAsync();
         await _app.DisposeAsync();
     }

@@ -1,9 +1,10 @@
-using Cubby.Cluster;
+using System.Net;
+using Cubby.Grains.Placement;
 using Xunit.Abstractions;
 
 namespace Cubby.Tests.Interfaces;
 
-// Rendezvous placement of slots over silos (ClusterView). The id sets are fixed, so every number here is deterministic;
+// Rendezvous placement of shards over silos (ShardHomes.Choose, which the placement director uses). The id sets are fixed, so every number here is deterministic;
 // the bounds leave room for other realistic id sets (see the comments on each bound).
 public sealed class PlacementTests(ITestOutputHelper output)
 {
@@ -21,13 +22,13 @@ public sealed class PlacementTests(ITestOutputHelper output)
         return data;
     }
 
-    /// <summary>Ids as silos make them ("host:port@start-ms"), in four shapes a real cluster could have.</summary>
-    private static readonly Dictionary<string, Func<int, string>> IdSets = new()
+    /// <summary>Orleans silo addresses in four shapes a real cluster could have.</summary>
+    private static readonly Dictionary<string, Func<int, SiloAddress>> IdSets = new()
     {
-        ["one host, ports 7001+"] = k => $"127.0.0.1:{7001 + k}@{1763800000123 + (k * 37)}",
-        ["hosts 10.0.0.x, port 6390"] = k => $"10.0.0.{11 + k}:6390@{1763800000000 + (k * 1009)}",
-        ["same start ms"] = k => $"127.0.0.1:{7001 + k}@1763800000123",
-        ["pods, restarts days apart"] = k => $"cubby-{k}.cubby.default.svc:6390@{1763800000123 + (k * 86_400_000L) + (k * k * 7)}",
+        ["one host, ports 11111+"] = k => SiloAddress.New(new IPEndPoint(IPAddress.Loopback, 11111 + k), 123456 + (k * 37)),
+        ["hosts 10.0.0.x, port 11111"] = k => SiloAddress.New(new IPEndPoint(IPAddress.Parse($"10.0.0.{11 + k}"), 11111), 123456 + (k * 1009)),
+        ["same generation"] = k => SiloAddress.New(new IPEndPoint(IPAddress.Loopback, 11111 + k), 123456),
+        ["pods, restarts days apart"] = k => SiloAddress.New(new IPEndPoint(IPAddress.Parse($"10.{1 + k}.{(k * 7) % 256}.5"), 11111), 123456 + (k * 86_400) + (k * k * 7)),
     };
 
     [Theory]
@@ -74,7 +75,7 @@ public sealed class PlacementTests(ITestOutputHelper output)
             var before = View(slotCount, Silos(idSet, n));
             var joined = Silos(idSet, n + 1);
             var after = View(slotCount, joined);
-            var newcomer = joined[^1].Id;
+            var newcomer = joined[^1].ToParsableString();
             var moved = 0;
             for (var slot = 0; slot < slotCount; slot++)
             {
@@ -108,7 +109,7 @@ public sealed class PlacementTests(ITestOutputHelper output)
                 for (var slot = 0; slot < slotCount; slot++)
                 {
                     var owner = before.OwnerOf(slot).Id;
-                    if (owner == silos[leaving].Id)
+                    if (owner == silos[leaving].ToParsableString())
                     {
                         moved++;
                     }
@@ -133,7 +134,7 @@ public sealed class PlacementTests(ITestOutputHelper output)
         for (var n = 2; n <= 10; n++)
         {
             var silos = Silos(idSet, n);
-            var sorted = View(slotCount, silos.OrderBy(silo => silo.Id, StringComparer.Ordinal).ToList());
+            var sorted = View(slotCount, silos.OrderBy(silo => silo.ToParsableString(), StringComparer.Ordinal).ToList());
             for (var round = 0; round < 5; round++)
             {
                 var shuffled = silos.ToArray();
@@ -163,8 +164,19 @@ public sealed class PlacementTests(ITestOutputHelper output)
         }
     }
 
-    private static List<SiloEndpoint> Silos(string idSet, int count) =>
-        [.. Enumerable.Range(0, count).Select(k => new SiloEndpoint(IdSets[idSet](k), "127.0.0.1", 7001 + k))];
+    private static List<SiloAddress> Silos(string idSet, int count) => [.. Enumerable.Range(0, count).Select(k => IdSets[idSet](k))];
 
-    private static ClusterView View(int slotCount, IReadOnlyList<SiloEndpoint> silos) => new(1, slotCount, silos);
+    private static Homes View(int slotCount, IReadOnlyList<SiloAddress> silos) => new(slotCount, silos);
+
+    /// <summary>Every shard's home among <c>silos</c>.</summary>
+    private sealed class Homes(int slotCount, IReadOnlyList<SiloAddress> silos)
+    {
+        public int SlotCount => slotCount;
+
+        public Owner OwnerOf(int slot) => new(ShardHomes.Choose(slot, silos).ToParsableString());
+
+        public int OwnerIndexOf(int slot) => silos.ToList().IndexOf(ShardHomes.Choose(slot, silos));
+    }
+
+    private sealed record Owner(string Id);
 }

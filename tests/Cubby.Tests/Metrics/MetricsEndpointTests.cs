@@ -51,7 +51,7 @@ public sealed class MetricsEndpointTests(SharedSiloFixture fixture) : IClassFixt
         {
             ("cubby_commands_total", "counter"), ("cubby_hits_total", "counter"), ("cubby_misses_total", "counter"),
             ("cubby_evictions_total", "counter"), ("cubby_expirations_total", "counter"), ("cubby_entries", "gauge"),
-            ("cubby_memory_used_bytes", "gauge"), ("cubby_handoff_slots_total", "counter"), ("cubby_forwarded_total", "counter"),
+            ("cubby_memory_used_bytes", "gauge"), ("cubby_migrated_shards_total", "counter"), ("cubby_relayed_total", "counter"),
             ("cubby_connections", "gauge"), ("cubby_command_duration_seconds", "histogram"),
         })
         {

@@ -1,12 +1,9 @@
-using Cubby.Silo.Cluster.Links;
-using Microsoft.Extensions.Logging.Abstractions;
 using System.IO.Pipelines;
 using Cubby.Resp;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Hosting;
 using Cubby.Silo.Protocol;
 using Cubby.Tests.Infrastructure;
-using Microsoft.Extensions.Options;
 
 namespace Cubby.Tests.Silo;
 
@@ -18,10 +15,8 @@ public sealed class CommandAllocationTests
     [InlineData(EntryStoreKind.Managed)]
     public void Get_and_set_of_existing_keys_allocate_nothing(EntryStoreKind store)
     {
-        var options = Options.Create(new SiloOptions { MaxMemoryBytes = 64L << 20, Store = store });
-        var time = new FakeTimeProvider();
-        using var links = new SiloLinks(options, NullLoggerFactory.Instance, time);
-        using var silo = new SiloRuntime(options, time, new SiloEndpoints(), links, NullLoggerFactory.Instance);
+        var silo = SiloRuntime.WithEveryShardHere(new SiloOptions { MaxMemoryBytes = 64L << 20, Store = store }, new FakeTimeProvider());
+        using var catalog = silo.Catalog;
         var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 0));
         var session = new ClientSession(silo, pipe.Writer, "test");
         using var set = Parse("SET", "key:1", new string('v', 1024));

@@ -1,4 +1,4 @@
-using Cubby.Silo.Cluster;
+using Cubby.Silo.Clustering;
 using Cubby.Silo.Hosting;
 
 namespace Cubby.Tests.Silo;
@@ -10,13 +10,12 @@ public sealed class SiloOptionsValidatorTests
     {
         { "Cubby:RespPort", options => options.RespPort = 70_000 },
         { "Cubby:SlotCount", options => options.SlotCount = 0 },
-        { "Cubby:Clustering:ConnectionString", options => (options.Clustering.Mode, options.Clustering.Secret) = (ClusteringMode.Postgres, "s") },
-        { "Cubby:Clustering:Secret", options => options.Clustering.Mode = ClusteringMode.Development },
+        { "Cubby:Clustering:ConnectionString", options => options.Clustering.Mode = ClusteringMode.Postgres },
         { "Cubby:Clustering:PrimaryEndpoint", options => options.Clustering.PrimaryEndpoint = "no-port" },
-        { "Cubby:Clustering:HeartbeatExpiration", options => options.Clustering.HeartbeatExpiration = TimeSpan.FromSeconds(1) },
-        { "Cubby:Clustering:DefunctSiloExpiration", options => options.Clustering.DefunctSiloExpiration = TimeSpan.FromSeconds(5) },
-        { "Cubby:Clustering:DefunctSiloCleanupPeriod", options => options.Clustering.DefunctSiloCleanupPeriod = TimeSpan.Zero },
-        { "Cubby:Clustering:HandoffChunkBytes", options => options.Clustering.HandoffChunkBytes = 100 },
+        { "Cubby:Clustering:SiloPort", options => options.Clustering.SiloPort = 70_000 },
+        { "Cubby:Clustering:GatewayPort", options => options.Clustering.GatewayPort = options.HttpPort },
+        { "Cubby:Clustering:ProbeTimeout", options => options.Clustering.ProbeTimeout = TimeSpan.Zero },
+        { "Cubby:Clustering:CallTimeout", options => options.Clustering.CallTimeout = TimeSpan.FromSeconds(-1) },
     };
 
     [Fact]

@@ -1,0 +1,47 @@
+using System.Diagnostics;
+
+namespace Cubby.Sharding;
+
+/// <summary>
+/// Calls a shard grain and tries again while the call fails only because the shard's silo is gone, stopping or
+/// unreachable: Orleans re-places the shard once membership settles, and a shard that migrates receives the call where
+/// it lands. Front doors and clients call shard grains through this, so a silo leaving costs callers a wait, not an error.
+/// </summary>
+public static class ShardCallRetry
+{
+    private static readonly TimeSpan FirstBackoff = TimeSpan.FromMilliseconds(20);
+    private static readonly TimeSpan LongestBackoff = TimeSpan.FromMilliseconds(500);
+
+    /// <summary>
+    /// Runs <paramref name="call"/>, again after a growing pause (20 ms doubling to 500 ms) each time it fails
+    /// transiently, until <paramref name="timeout"/> has passed; then the last failure is thrown. The pauses are on the
+    /// real clock: they wait out membership and migration, which run on real time.
+    /// </summary>
+    /// <param name="call">The grain call; called once per attempt.</param>
+    /// <param name="timeout">How long to keep trying, counted from the first attempt.</param>
+    /// <param name="retrying">Told of each failure about to be retried (for counters); may be null.</param>
+    /// <returns>The call's result.</returns>
+    public static async Task<T> CallAsync<T>(Func<Task<T>> call, TimeSpan timeout, Action<Exception>? retrying = null)
+    {
+        ArgumentNullException.ThrowIfNull(call);
+        var started = Stopwatch.GetTimestamp();
+        var backoff = FirstBackoff;
+        while (true)
+        {
+            try
+            {
+                return await call().ConfigureAwait(false);
+            }
+            catch (Exception exception) when (IsTransient(exception) && Stopwatch.GetElapsedTime(started) + backoff < timeout)
+            {
+                retrying?.Invoke(exception);
+                await Task.Delay(backoff, TimeProvider.System).ConfigureAwait(false);
+                backoff = TimeSpan.FromTicks(Math.Min(backoff.Ticks * 2, LongestBackoff.Ticks));
+            }
+        }
+    }
+
+    /// <summary>Whether <paramref name="exception"/> says only that the shard could not be reached for now.</summary>
+    public static bool IsTransient(Exception exception) =>
+        exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or GatewayTooBusyException;
+}

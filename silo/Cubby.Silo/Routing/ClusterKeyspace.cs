@@ -1,0 +1,133 @@
+using Cubby.Grains;
+using Cubby.Sharding;
+using Cubby.Silo.Commands;
+using Cubby.Silo.Hosting;
+using Cubby.Silo.Protocol;
+
+namespace Cubby.Silo.Routing;
+
+/// <summary>
+/// DBSIZE, FLUSHALL, KEYS and SCAN over the whole cluster: every shard, in its own turn, here when it is active here
+/// and through its grain otherwise.
+/// </summary>
+internal static class ClusterKeyspace
+{
+    public static async ValueTask DbSizeAsync(ClientSession session)
+    {
+        var counts = await EveryShardAsync(session, static shard => (long)shard.Count, static grain => CountAsync(grain)).ConfigureAwait(false);
+        if (counts is not null)
+        {
+            session.Writer.WriteInteger(counts.Sum());
+        }
+    }
+
+    public static async ValueTask FlushAllAsync(ClientSession session)
+    {
+        if (await EveryShardAsync(session, static shard => shard.Clear(), static grain => grain.Clear().AsTask()).ConfigureAwait(false) is not null)
+        {
+            session.Writer.WriteOk();
+        }
+    }
+
+    public static async ValueTask KeysAsync(ClientSession session, byte[] pattern)
+    {
+        var keys = await EveryShardAsync(session, shard => LocalKeys(shard, pattern), grain => grain.Keys(pattern).AsTask()).ConfigureAwait(false);
+        if (keys is not null)
+        {
+            MatchingKeys.WriteArray(session.Writer, [.. keys.SelectMany(static shardKeys => shardKeys)]);
+        }
+    }
+
+    /// <summary>SCAN's cursor is a shard: each call returns whole shards' keys, one shard after another.</summary>
+    public static async ValueTask ScanAsync(ClientSession session, ulong cursor, byte[]? pattern, long count, bool stringsOnly)
+    {
+        var silo = session.Silo;
+        var keys = new List<byte[]>();
+        var slot = cursor;
+        var slotCount = (ulong)silo.Catalog.SlotCount;
+        while (slot < slotCount && keys.Count < count)
+        {
+            if (stringsOnly)
+            {
+                var shard = (int)slot;
+                try
+                {
+                    keys.AddRange(TryHere(silo, shard, shard => LocalKeys(shard, pattern), out var here) ? here
+                        : await ShardRelay.CallAsync(silo, grains => grains.GetGrain<IShardGrain>(shard).Keys(pattern).AsTask()).ConfigureAwait(false));
+                }
+                catch (Exception exception) when (exception is not OutOfMemoryException)
+                {
+                    session.Writer.WriteError(ShardRelay.Describe(exception, shard));
+                    return;
+                }
+            }
+
+            slot++;
+        }
+
+        session.Writer.WriteArrayHeader(2);
+        session.Writer.WriteBulkString((slot >= slotCount ? 0 : slot).ToString(System.Globalization.CultureInfo.InvariantCulture));
+        MatchingKeys.WriteArray(session.Writer, keys);
+    }
+
+    private static async Task<long> CountAsync(IShardGrain grain) => (await grain.Count().ConfigureAwait(false)).Entries;
+
+    private static byte[][] LocalKeys(Shard shard, byte[]? pattern)
+    {
+        var keys = new List<byte[]>();
+        var sink = new MatchingKeys(pattern, keys);
+        shard.VisitKeys(ref sink);
+        return [.. keys];
+    }
+
+    /// <summary>Runs <paramref name="here"/> in the shard's turn if it is active on this silo.</summary>
+    private static bool TryHere<T>(SiloRuntime silo, int slot, Func<Shard, T> here, out T result)
+    {
+        if (silo.Catalog.Find(slot) is { } shard && shard.TryEnterTurn())
+        {
+            try
+            {
+                result = here(shard);
+                return true;
+            }
+            finally
+            {
+                shard.ExitTurn();
+            }
+        }
+
+        result = default!;
+        return false;
+    }
+
+    /// <summary>Every shard's answer, by shard; null (with the error written) when a shard could not be reached.</summary>
+    private static async Task<T[]?> EveryShardAsync<T>(ClientSession session, Func<Shard, T> here, Func<IShardGrain, Task<T>> remote)
+    {
+        var silo = session.Silo;
+        var results = new T[silo.Catalog.SlotCount];
+        var calls = new List<(int Slot, Task<T> Call)>();
+        for (var slot = 0; slot < results.Length; slot++)
+        {
+            if (!TryHere(silo, slot, here, out results[slot]))
+            {
+                var shard = slot;
+                calls.Add((shard, ShardRelay.CallAsync(silo, grains => remote(grains.GetGrain<IShardGrain>(shard)))));
+            }
+        }
+
+        foreach (var (slot, call) in calls)
+        {
+            try
+            {
+                results[slot] = await call.ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is not OutOfMemoryException)
+            {
+                session.Writer.WriteError(ShardRelay.Describe(exception, slot));
+                return null;
+            }
+        }
+
+        return results;
+    }
+}

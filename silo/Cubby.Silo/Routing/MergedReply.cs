@@ -1,0 +1,80 @@
+using Cubby.Resp;
+using Cubby.Silo.Commands;
+
+namespace Cubby.Silo.Routing;
+
+/// <summary>The one reply of a split multi-key command, assembled from its shares' replies as they come.</summary>
+internal sealed class MergedReply(ReplyMerge merge, int keyCount)
+{
+    private readonly byte[]?[] _elements = new byte[keyCount][];
+    private long _sum;
+
+    /// <summary>The first error a share answered, which becomes the whole reply.</summary>
+    public string? Error { get; private set; }
+
+    public void Fail(string error) => Error ??= error;
+
+    /// <summary>Adds a share's reply; <paramref name="positions"/> are its keys' positions, in the share's order.</summary>
+    public void Add(ReadOnlySpan<byte> reply, List<int> positions)
+    {
+        if (RawReplies.IsError(reply))
+        {
+            Fail(System.Text.Encoding.UTF8.GetString(reply[1..^2]));
+            return;
+        }
+
+        switch (merge)
+        {
+            case ReplyMerge.Sum when RawReplies.TryReadInteger(reply, out var value):
+                _sum += value;
+                break;
+            case ReplyMerge.AllOk or ReplyMerge.None when reply.SequenceEqual("+OK\r\n"u8) || merge == ReplyMerge.None:
+                _elements[0] ??= reply.ToArray();
+                break;
+            case ReplyMerge.ByKey:
+                var elements = new List<ReadOnlyMemory<byte>>(positions.Count);
+                if (!RawReplies.TrySplitArray(reply.ToArray(), elements) || elements.Count != positions.Count)
+                {
+                    Fail("ERR internal error: a shard answered a share of a multi-key command with an unexpected reply");
+                    return;
+                }
+
+                for (var i = 0; i < positions.Count; i++)
+                {
+                    _elements[positions[i]] = elements[i].ToArray();
+                }
+
+                break;
+            default:
+                Fail("ERR internal error: a shard answered a share of a multi-key command with an unexpected reply");
+                break;
+        }
+    }
+
+    public void WriteTo(RespWriter writer)
+    {
+        if (Error is not null)
+        {
+            writer.WriteError(Error);
+            return;
+        }
+
+        switch (merge)
+        {
+            case ReplyMerge.Sum:
+                writer.WriteInteger(_sum);
+                break;
+            case ReplyMerge.ByKey:
+                writer.WriteArrayHeader(_elements.Length);
+                foreach (var element in _elements)
+                {
+                    writer.WriteRaw(element);
+                }
+
+                break;
+            default:
+                writer.WriteRelayedReply(_elements[0] ?? "+OK\r\n"u8);
+                break;
+        }
+    }
+}

@@ -1,0 +1,14 @@
+using Cubby.Resp;
+using Cubby.Silo.Protocol;
+
+namespace Cubby.Silo.Routing;
+
+/// <summary>A single-shard command whose shard is not active here, or is moving: relayed to its grain through Orleans.</summary>
+internal static class ShardCalls
+{
+    public static async ValueTask RunAsync(ClientSession session, RespRequest request, int slot)
+    {
+        var reply = await ShardRelay.ExecuteAsync(session.Silo, slot, ShardRelay.Frame(request), session.Writer.Version).ConfigureAwait(false);
+        session.Writer.WriteRelayedReply(reply);
+    }
+}

@@ -1,0 +1,203 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using Cubby.Client;
+using Cubby.Sharding;
+using Cubby.Tests.Infrastructure;
+using Cubby.Tests.Silo;
+using Microsoft.Extensions.DependencyInjection;
+using Npgsql;
+using Xunit.Abstractions;
+
+namespace Cubby.Tests.Orleans;
+
+/// <summary>
+/// Three silo executables on Orleans' ADO.NET clustering over a real PostgreSQL: 100k keys survive a rolling restart
+/// (SIGTERM, start again) under load with no failed call; a silo killed with SIGKILL is routed around within 15 s,
+/// keeps the others' keys, is marked dead in Orleans' membership table, and rejoins taking its shards back with their
+/// data. Plain redis-cli reads keys through silos that do not hold them.
+/// </summary>
+[Collection(PostgresCollection.Name)]
+public sealed class PostgresClusterTests(PostgresServer server, ITestOutputHelper output) : IAsyncLifetime
+{
+    private const int KeyCount = 100_000;
+    private const int SlotCount = 256;
+    private const int OrleansDead = 6;
+    private readonly string _schema = $"cubby_cluster_{Guid.NewGuid():N}";
+
+    private string ConnectionString => server.ConnectionStringFor(_schema);
+
+    public Task InitializeAsync() => server.ExecuteAsync($"CREATE SCHEMA {_schema}");
+
+    public Task DisposeAsync() => server.ExecuteAsync($"DROP SCHEMA {_schema} CASCADE");
+
+    [Fact]
+    public async Task Three_silo_processes_survive_a_rolling_restart_and_a_kill()
+    {
+        var clusterId = $"process-{Guid.NewGuid():N}";
+        using var cluster = new ProcessCluster(ConnectionString, clusterId, 3, SlotCount);
+        await cluster.StartAllAsync();
+        await cluster.WaitSettledAsync(3, TimeSpan.FromSeconds(90));
+
+        await using var services = ClientFor(cluster);
+        var client = services.GetRequiredService<ICubbyClient>();
+        var keys = Enumerable.Range(0, KeyCount).Select(i => $"bulk:{i}").ToArray();
+        await WriteAllAsync(client, keys);
+
+        // Plain redis-cli (no -c) on one silo reads keys whose shards are on the others.
+        var owners = await OwnersAsync(cluster, 0);
+        var shardMap = new ShardMap(SlotCount);
+        var foreign = keys.First(key => owners[shardMap.SlotOf(Encoding.UTF8.GetBytes(key))] != $"127.0.0.1:{cluster.RespPort(0)}");
+        Assert.Equal(foreign, (await RedisTools.CliOutputAsync(cluster.RespPort(0), "GET", foreign)).Trim());
+
+        // Rolling restart under load: every silo in turn gets SIGTERM and is started again on its ports.
+        await using (var load = new ClusterLoad(client, workers: 16, keySpace: 2_000, prefix: "rolling"))
+        {
+            var clock = Stopwatch.StartNew();
+            for (var i = 0; i < cluster.Count; i++)
+            {
+                Assert.Equal(0, await cluster.StopAsync(i));
+                await cluster.StartAsync(i);
+                await cluster.WaitSettledAsync(3, TimeSpan.FromSeconds(90));
+            }
+
+            await load.StopAsync();
+            output.WriteLine($"rolling restart: {load.Calls} calls in {clock.Elapsed.TotalSeconds:0.0} s = {load.Calls / clock.Elapsed.TotalSeconds:0} ops/s, longest call {load.LongestCall.TotalMilliseconds:0} ms, failures {load.Failures.Count}");
+            Assert.True(load.Failures.Count == 0, $"failed calls: {string.Join("; ", load.Failures.Take(10))}{cluster.DescribeAll()}");
+            var lost = await load.FindLostAsync(client);
+            Assert.True(lost.Count == 0, $"{lost.Count} acknowledged writes lost, first: {string.Join(", ", lost.Take(5))}{cluster.DescribeAll()}");
+        }
+
+        var missing = await FindMissingAsync(client, keys);
+        output.WriteLine($"after the rolling restart: {missing.Count} of {KeyCount} keys lost");
+        Assert.Empty(missing);
+
+        // kill -9 under load: calls succeed again once Orleans has declared the silo dead.
+        const int Victim = 1;
+        owners = await OwnersAsync(cluster, 0);
+        var victimEndpoint = $"127.0.0.1:{cluster.RespPort(Victim)}";
+        var victimKeys = keys.Where(key => owners[shardMap.SlotOf(Encoding.UTF8.GetBytes(key))] == victimEndpoint).ToArray();
+        var survivingKeys = keys.Except(victimKeys).ToArray();
+        Assert.NotEmpty(victimKeys);
+        await using (var load = new ClusterLoad(client, workers: 8, keySpace: 2_000, prefix: "crash"))
+        {
+            await Cubby.Tests.Client.Poll.UntilAsync(() => load.Calls > 1_000, TimeSpan.FromSeconds(30), "load before the kill");
+            cluster.Kill(Victim);
+            var recovered = await WaitUntilKeysAnswerAsync(client, victimKeys.Take(50).ToArray(), TimeSpan.FromSeconds(60));
+            output.WriteLine($"kill -9: calls for the dead silo's shards succeed again after {recovered.TotalSeconds:0.0} s");
+            Assert.True(recovered < TimeSpan.FromSeconds(15), $"calls succeeded again only after {recovered}{cluster.DescribeAll()}");
+            await load.StopAsync();
+            output.WriteLine($"during the kill: {load.Calls} calls, {load.Failures.Count} failed, longest {load.LongestCall.TotalMilliseconds:0} ms");
+        }
+
+        Assert.Empty(await FindMissingAsync(client, survivingKeys));
+        Assert.Equal(OrleansDead, await VictimStatusAsync(clusterId, cluster.SiloPort(Victim)));
+
+        // Started again on its endpoint, it rejoins as a new generation and its shards come home with their data.
+        await cluster.StartAsync(Victim);
+        await cluster.WaitSettledAsync(3, TimeSpan.FromSeconds(90));
+        var rejoined = await cluster.ClusterInfoAsync(Victim);
+        output.WriteLine($"rejoined: {rejoined["cubby_shards_here"]} shards here, {rejoined["cubby_shards_migrated_in"]} migrated in");
+        Assert.NotEqual("0", rejoined["cubby_shards_migrated_in"]);
+        Assert.Empty(await FindMissingAsync(client, survivingKeys));
+    }
+
+    /// <summary>The RESP endpoint of the silo each shard is active on, asked with CUBBY.OWNER through one silo.</summary>
+    private static async Task<string[]> OwnersAsync(ProcessCluster cluster, int through)
+    {
+        var shardMap = new ShardMap(cluster.SlotCount);
+        var owners = new string[cluster.SlotCount];
+        await using var client = await RespTestClient.ConnectAsync(cluster[through].RespEndPoint);
+        for (int i = 0, found = 0; found < cluster.SlotCount; i++)
+        {
+            var key = $"owner-probe:{i}";
+            var slot = shardMap.SlotOf(Encoding.UTF8.GetBytes(key));
+            if (owners[slot] is null)
+            {
+                var reply = await client.CallAsync("CUBBY.OWNER", key);
+                owners[slot] = reply.Items[1].AsString()!;
+                found++;
+            }
+        }
+
+        return owners;
+    }
+
+    private async Task<long> VictimStatusAsync(string clusterId, int siloPort)
+    {
+        await using var connection = new NpgsqlConnection(ConnectionString);
+        await connection.OpenAsync();
+        await using var command = new NpgsqlCommand("SELECT status FROM orleansmembershiptable WHERE deploymentid = @cluster AND port = @port ORDER BY generation DESC LIMIT 1", connection);
+        command.Parameters.AddWithValue("cluster", clusterId);
+        command.Parameters.AddWithValue("port", siloPort);
+        return Convert.ToInt64(await command.ExecuteScalarAsync(), CultureInfo.InvariantCulture);
+    }
+
+    private static ServiceProvider ClientFor(ProcessCluster cluster)
+    {
+        var services = new ServiceCollection();
+        services.AddLogging();
+        services.AddCubbyClient(options =>
+        {
+            foreach (var endpoint in cluster.Endpoints)
+            {
+                options.Endpoints.Add(endpoint);
+            }
+        });
+        return services.BuildServiceProvider();
+    }
+
+    private static async Task WriteAllAsync(ICubbyClient client, string[] keys)
+    {
+        const int Parallel = 64;
+        await Task.WhenAll(Enumerable.Range(0, Parallel).Select(async lane =>
+        {
+            for (var i = lane; i < keys.Length; i += Parallel)
+            {
+                await client.PutAsync(keys[i], Encoding.UTF8.GetBytes(keys[i]));
+            }
+        }));
+    }
+
+    private static async Task<List<string>> FindMissingAsync(ICubbyClient client, string[] keys)
+    {
+        const int Parallel = 64;
+        var missing = new System.Collections.Concurrent.ConcurrentBag<string>();
+        await Task.WhenAll(Enumerable.Range(0, Parallel).Select(async lane =>
+        {
+            for (var i = lane; i < keys.Length; i += Parallel)
+            {
+                var value = await client.GetAsync(keys[i]);
+                if (value is null || Encoding.UTF8.GetString(value) != keys[i])
+                {
+                    missing.Add(keys[i]);
+                }
+            }
+        }));
+        return [.. missing.Take(20)];
+    }
+
+    /// <summary>Time until every key answers a write and a read without error.</summary>
+    private static async Task<TimeSpan> WaitUntilKeysAnswerAsync(ICubbyClient client, string[] keys, TimeSpan timeout)
+    {
+        var clock = Stopwatch.StartNew();
+        while (clock.Elapsed < timeout)
+        {
+            try
+            {
+                foreach (var key in keys)
+                {
+                    await client.PutAsync(key, Encoding.UTF8.GetBytes("after"));
+                }
+
+                return clock.Elapsed;
+            }
+            catch (Exception exception) when (exception is CubbyException or TimeoutException)
+            {
+                await Task.Delay(100);
+            }
+        }
+
+        return clock.Elapsed;
+    }
+}

@@ -1,9 +1,10 @@
 namespace Cubby.Grains.Expiry;
 
 /// <summary>
-/// Removes expired entries nobody reads. The active cycle, like Redis's, samples a few grains at a time within a time
-/// budget and stays on a grain while much of its sample has expired; the full sweep, the grains' periodic
-/// "reminder", walks every entry of every grain so nothing expired outlives one sweep interval.
+/// Removes expired entries nobody reads: the active cycle, like Redis's, samples a few of this silo's shards at a time
+/// within a time budget and stays on a shard while much of its sample has expired. One silo-wide timer instead of a
+/// timer per shard grain: 1024 grain timers cost CPU idle and flood the dashboard's call counts. The full sweep, which
+/// walks every entry so nothing expired outlives one interval, is each shard grain's Orleans reminder.
 /// </summary>
 internal sealed class ExpiryCollector : IDisposable
 {
@@ -12,11 +13,9 @@ internal sealed class ExpiryCollector : IDisposable
 
     private readonly ShardCatalog _catalog;
     private readonly TimeProvider _time;
-    private ITimer? _activeTimer;
-    private ITimer? _sweepTimer;
+    private ITimer? _timer;
     private int _nextSlot;
-    private int _activeRunning;
-    private int _sweepRunning;
+    private int _running;
 
     public ExpiryCollector(ShardCatalog catalog, TimeProvider time)
     {
@@ -27,8 +26,7 @@ internal sealed class ExpiryCollector : IDisposable
     public void Start()
     {
         var settings = _catalog.Settings;
-        _activeTimer = _time.CreateTimer(static state => Tick((ExpiryCollector)state!, active: true), this, settings.ActiveExpiryInterval, settings.ActiveExpiryInterval);
-        _sweepTimer = _time.CreateTimer(static state => Tick((ExpiryCollector)state!, active: false), this, settings.FullSweepInterval, settings.FullSweepInterval);
+        _timer = _time.CreateTimer(static state => ((ExpiryCollector)state!).Tick(), this, settings.ActiveExpiryInterval, settings.ActiveExpiryInterval);
     }
 
     /// <summary>One active cycle; returns the entries removed.</summary>
@@ -55,22 +53,9 @@ internal sealed class ExpiryCollector : IDisposable
         return removed;
     }
 
-    /// <summary>One full sweep of every grain; returns the entries removed.</summary>
-    public int RunFullSweep()
-    {
-        var removed = 0;
-        for (var slot = 0; slot < _catalog.SlotCount; slot++)
-        {
-            removed += _catalog.Find(slot)?.RemoveAllExpired() ?? 0;
-        }
-
-        return removed;
-    }
-
     public void Dispose()
     {
-        _activeTimer?.Dispose();
-        _sweepTimer?.Dispose();
+        _timer?.Dispose();
     }
 
     private int SampleUntilClean(Shard grain, int samples, long started, TimeSpan budget)
@@ -87,25 +72,21 @@ internal sealed class ExpiryCollector : IDisposable
         }
     }
 
-    /// <summary>
-    /// Skips a tick while the previous tick of the same kind still runs, so slow cycles never pile up; the two kinds
-    /// never skip each other, so a sweep always runs once per interval.
-    /// </summary>
-    private static void Tick(ExpiryCollector collector, bool active)
+    /// <summary>Skips a tick while the previous cycle still runs, so slow cycles never pile up.</summary>
+    private void Tick()
     {
-        ref var running = ref active ? ref collector._activeRunning : ref collector._sweepRunning;
-        if (Interlocked.Exchange(ref running, 1) == 1)
+        if (Interlocked.Exchange(ref _running, 1) == 1)
         {
             return;
         }
 
         try
         {
-            _ = active ? collector.RunActiveCycle() : collector.RunFullSweep();
+            RunActiveCycle();
         }
         finally
         {
-            Volatile.Write(ref running, 0);
+            Volatile.Write(ref _running, 0);
         }
     }
 }

@@ -104,10 +104,9 @@ public sealed class ExpiryCollectorTests
     }
 
     [Fact]
-    public void RunFullSweep_removes_every_expired_entry_and_nothing_else()
+    public void The_full_sweep_each_shard_reminder_runs_removes_every_expired_entry_and_nothing_else()
     {
         using var host = new CatalogHost(new GrainSettings { SlotCount = 32 });
-        using var collector = new ExpiryCollector(host.Catalog, host.Time);
         var start = host.Now;
         for (var i = 0; i < 1000; i++)
         {
@@ -122,11 +121,11 @@ public sealed class ExpiryCollectorTests
 
         host.Advance(500);
 
-        Assert.Equal(1000, collector.RunFullSweep());
+        Assert.Equal(1000, host.ActiveGrains().Sum(static shard => shard.RemoveAllExpired()));
         Assert.Equal(1000, host.Catalog.Count());
         Assert.Equal(1000, host.ExpiredCount());
         Assert.Equal(host.GrainBytes(), host.Catalog.Budget.Used);
-        Assert.Equal(0, collector.RunFullSweep());
+        Assert.Equal(0, host.ActiveGrains().Sum(static shard => shard.RemoveAllExpired()));
         for (var i = 0; i < 500; i++)
         {
             Assert.True(host.Exists($"later:{i}"));
@@ -135,48 +134,14 @@ public sealed class ExpiryCollectorTests
     }
 
     [Fact]
-    public void Nothing_expired_survives_one_full_sweep_interval()
-    {
-        // Active cycles are pushed out of the way, so only the sweep can remove anything.
-        var settings = new GrainSettings { SlotCount = 32, ActiveExpiryInterval = TimeSpan.FromDays(365), FullSweepInterval = TimeSpan.FromMinutes(5) };
-        var interval = (long)settings.FullSweepInterval.TotalMilliseconds;
-        using var host = new CatalogHost(settings);
-        using var collector = new ExpiryCollector(host.Catalog, host.Time);
-        collector.Start();
-        var random = new Random(5);
-        var start = host.Now;
-        for (var i = 0; i < 1000; i++)
-        {
-            host.Set($"first:{i}", Value, new ExpirySpec(start + 1 + random.NextInt64(interval)));
-            host.Set($"second:{i}", Value, new ExpirySpec(start + interval + 1 + random.NextInt64(interval)));
-        }
-
-        for (var i = 0; i < 200; i++)
-        {
-            host.Set($"forever:{i}", Value);
-        }
-
-        host.Advance(interval - 1);
-        Assert.Equal(2200, host.Catalog.Count());
-
-        host.Advance(1);
-        Assert.Equal(1200, host.Catalog.Count());
-
-        host.Advance(interval);
-        Assert.Equal(200, host.Catalog.Count());
-        Assert.Equal(2000, host.ExpiredCount());
-        Assert.Equal(host.GrainBytes(), host.Catalog.Budget.Used);
-    }
-
-    [Fact]
-    public void Cycles_and_sweeps_ignore_slots_whose_grain_was_never_activated()
+    public void Cycles_ignore_slots_whose_grain_was_never_activated()
     {
         using var host = new CatalogHost(new GrainSettings { SlotCount = 128 });
         using var collector = new ExpiryCollector(host.Catalog, host.Time);
         host.Set("only", Value, new ExpirySpec(host.Now + 1));
         host.Advance(1);
 
-        Assert.Equal(1, collector.RunActiveCycle() + collector.RunFullSweep());
+        Assert.Equal(1, collector.RunActiveCycle());
         Assert.Single(host.ActiveGrains());
     }
 }

@@ -70,6 +70,7 @@ public sealed class FrontDoorClusterTests(ITestOutputHelper output)
         var survivors = cluster.Silos.Take(2).ToArray();
         var acknowledged = new ConcurrentDictionary<string, string>();
         var failures = new ConcurrentQueue<string>();
+        long writes = 0;
         long longestTicks = 0;
         using var stop = new CancellationTokenSource();
         var writers = Enumerable.Range(0, 8).Select(worker => Task.Run(async () =>
@@ -90,6 +91,7 @@ public sealed class FrontDoorClusterTests(ITestOutputHelper output)
                 if (reply.AsString() == "OK")
                 {
                     acknowledged[key] = value;
+                    Interlocked.Increment(ref writes);
                 }
                 else
                 {
@@ -101,7 +103,8 @@ public sealed class FrontDoorClusterTests(ITestOutputHelper output)
         await Cubby.Tests.Client.Poll.UntilAsync(() => acknowledged.Count > 2_000, TimeSpan.FromSeconds(30), "writes before the leave");
         await cluster.StopAsync(leaving);
         await cluster.WaitForActiveSilosAsync(2);
-        await Task.Delay(500);
+        var writesAtStop = Interlocked.Read(ref writes);
+        await Cubby.Tests.Client.Poll.UntilAsync(() => Interlocked.Read(ref writes) > writesAtStop + 1_000, TimeSpan.FromSeconds(30), "writes after the leave");
         await stop.CancelAsync();
         await Task.WhenAll(writers);
 
@@ -113,4 +116,44 @@ public sealed class FrontDoorClusterTests(ITestOutputHelper output)
             Assert.Equal(value, (await reader.CallAsync("GET", key)).AsString());
         }
     }
+
+    [Fact]
+    public async Task A_shard_of_100_MiB_moves_off_a_stopping_silo_with_every_entry()
+    {
+        const int Values = 100;
+        const int ValueBytes = 1 << 20;
+        await using var cluster = await TestCluster.StartAsync(2);
+        var leaving = cluster.Silos[1];
+        await using var writer = await cluster.Primary.ConnectAsync();
+        var tag = await ShardTagOnAsync(writer, leaving);
+        for (var i = 0; i < Values; i++)
+        {
+            RespAssert.Ok(await writer.CallAsync("SET", $"{{{tag}}}:{i}", BigValue(i, ValueBytes)));
+        }
+
+        var clock = Stopwatch.StartNew();
+        await cluster.StopAsync(leaving);
+        output.WriteLine($"a {Values} MiB shard moved off a stopping silo; the stop took {clock.Elapsed.TotalSeconds:0.0} s");
+
+        Assert.Equal($"127.0.0.1:{cluster.Primary.RespEndPoint.Port}", (await writer.CallAsync("CUBBY.OWNER", $"{{{tag}}}:0")).Items[1].AsString());
+        for (var i = 0; i < Values; i++)
+        {
+            Assert.True(BigValue(i, ValueBytes) == (await writer.CallAsync("GET", $"{{{tag}}}:{i}")).AsString(), $"value {i} of the big shard did not survive the move");
+        }
+    }
+
+    /// <summary>A hash tag whose shard is active on <paramref name="silo"/>.</summary>
+    private static async Task<string> ShardTagOnAsync(RespTestClient client, TestSilo silo)
+    {
+        var endpoint = $"127.0.0.1:{silo.RespEndPoint.Port}";
+        for (var i = 0; ; i++)
+        {
+            if ((await client.CallAsync("CUBBY.OWNER", $"{{big{i}}}")).Items[1].AsString() == endpoint)
+            {
+                return $"big{i}";
+            }
+        }
+    }
+
+    private static string BigValue(int index, int length) => new((char)('a' + index % 26), length);
 }

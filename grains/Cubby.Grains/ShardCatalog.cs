@@ -16,7 +16,7 @@ internal sealed class ShardCatalog : IDisposable
     private readonly TimeProvider _time;
     private readonly Func<IEntryStore> _createStore;
 
-    // What grains that left the catalog had expired and evicted, so the totals never go backwards after a handoff.
+    // What grains that left the catalog had expired and evicted, so the totals never go backwards after a shard migrates.
     private long _retiredExpired;
     private long _retiredEvicted;
     private long _migratedOut;
@@ -60,8 +60,8 @@ internal sealed class ShardCatalog : IDisposable
 
     /// <summary>
     /// A new, empty grain for <paramref name="slot"/> on this catalog's store kind, budget and settings, not yet visible:
-    /// a handoff installs the slot's entries into it and then <see cref="Attach"/>es it. Until then the caller owns it
-    /// (and disposes it if the handoff is abandoned, which releases what it was charged).
+    /// a migrating shard's entries are installed into it and then it is <see cref="Attach"/>ed. Until then the caller
+    /// owns it (and disposes it if the migration is abandoned, which releases what it was charged).
     /// </summary>
     public Shard CreateDetached(int slot)
     {
@@ -72,7 +72,7 @@ internal sealed class ShardCatalog : IDisposable
 
     /// <summary>
     /// Makes <paramref name="grain"/> the grain of <paramref name="slot"/>. A grain already there (activated by an early
-    /// call, or left by an abandoned handoff) is replaced, not merged: the attached grain is the slot's whole state as
+    /// call, or left by an abandoned migration) is replaced, not merged: the attached grain is the slot's whole state as
     /// its previous owner handed it over, so the replaced grain is disposed, its entries dropped and its bytes released.
     /// A caller still holding the replaced grain gets <see cref="ObjectDisposedException"/> from it.
     /// </summary>

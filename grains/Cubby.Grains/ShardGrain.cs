@@ -40,23 +40,15 @@ internal sealed partial class ShardGrain(
 
     private Shard Entries => _shard ?? throw new InvalidOperationException($"Shard {Id} is not active.");
 
-    public override async Task OnActivateAsync(CancellationToken cancellationToken)
+    public override Task OnActivateAsync(CancellationToken cancellationToken)
     {
         _shard ??= catalog.CreateDetached(Id);
         catalog.Attach(Id, _shard);
-        try
-        {
-            var interval = catalog.Settings.FullSweepInterval;
-            if (await this.GetReminder(SweepReminder, cancellationToken).ConfigureAwait(true) is null)
-            {
-                await this.RegisterOrUpdateReminder(SweepReminder, interval, interval, cancellationToken).ConfigureAwait(true);
-            }
-        }
-        catch (Exception exception) when (exception is not OperationCanceledException)
-        {
-            // Without reminders the active expiry cycle still removes expired entries; only the full sweep is missing.
-            LogNoSweepReminder(logger, exception, Id);
-        }
+
+        // A reminder-table round trip (PostgreSQL in Postgres mode, or a reminder service still starting): the shard
+        // serves calls meanwhile instead of holding its first call until the table answers.
+        _ = EnsureSweepReminderAsync();
+        return Task.CompletedTask;
     }
 
     public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
@@ -242,6 +234,24 @@ internal sealed partial class ShardGrain(
         RequestContext.Set(IPlacementDirector.PlacementHintKey, home);
         this.MigrateOnIdle();
         return ValueTask.FromResult(true);
+    }
+
+    // Not bound to the activation's token, which only covers activating: the registration outlives it.
+    private async Task EnsureSweepReminderAsync()
+    {
+        try
+        {
+            var interval = catalog.Settings.FullSweepInterval;
+            if (await this.GetReminder(SweepReminder).ConfigureAwait(true) is null)
+            {
+                await this.RegisterOrUpdateReminder(SweepReminder, interval, interval).ConfigureAwait(true);
+            }
+        }
+        catch (Exception exception)
+        {
+            // Without reminders the active expiry cycle still removes expired entries; only the full sweep is missing.
+            LogNoSweepReminder(logger, exception, Id);
+        }
     }
 
     private static string ChunkKey(int index) => "cubby.chunk." + index.ToString(System.Globalization.CultureInfo.InvariantCulture);

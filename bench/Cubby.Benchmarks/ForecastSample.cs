@@ -3,7 +3,7 @@ namespace Cubby.Benchmarks;
 /// <summary>A typical cached object: a few scalars, a string and a small list.</summary>
 internal sealed class ForecastSample
 {
-    public string City { get; set; } = string.Empty;
+    public required string City { get; set; }
 
     public DateTimeOffset IssuedAt { get; set; }
 
@@ -13,5 +13,5 @@ internal sealed class ForecastSample
 
     public bool Alert { get; set; }
 
-    public List<string> Hours { get; set; } = [];
+    public required List<string> Hours { get; set; }
 }

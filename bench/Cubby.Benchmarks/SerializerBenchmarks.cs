@@ -1,14 +1,18 @@
 using System.Buffers;
 using BenchmarkDotNet.Attributes;
+using Cubby.Client.MessagePack;
 using Cubby.Client.Serialization;
+using PolyType;
 
 namespace Cubby.Benchmarks;
 
-/// <summary>The client's default serializer (<see cref="SystemTextJsonCubbySerializer"/>) on a small object, each way.</summary>
+/// <summary>
+/// The client's serializers on a small object, each way: System.Text.Json (the default,
+/// <see cref="SystemTextJsonCubbySerializer"/>) and MessagePack (<see cref="MessagePackCubbySerializer"/>).
+/// </summary>
 [MemoryDiagnoser]
-public class SerializerBenchmarks
+public partial class SerializerBenchmarks
 {
-    private readonly SystemTextJsonCubbySerializer _serializer = new();
     private readonly ArrayBufferWriter<byte> _output = new(1024);
     private readonly ForecastSample _sample = new()
     {
@@ -19,16 +23,24 @@ public class SerializerBenchmarks
         Hours = ["sun", "sun", "cloud", "rain", "rain", "cloud"],
     };
 
-    private readonly byte[] _serialized;
+    private ICubbySerializer _serializer = null!;
+    private byte[] _serialized = [];
 
-    /// <summary>Serializes the sample once for the read benchmark.</summary>
-    public SerializerBenchmarks()
+    /// <summary>The serializer measured.</summary>
+    [Params("json", "msgpack")]
+    public string Format { get; set; } = "json";
+
+    /// <summary>Makes the serializer and serializes the sample once for the read benchmark.</summary>
+    [GlobalSetup]
+    public void Setup()
     {
+        _serializer = Format == "json" ? new SystemTextJsonCubbySerializer() : new MessagePackCubbySerializer(Shapes.GeneratedTypeShapeProvider);
+        _output.ResetWrittenCount();
         _serializer.Serialize(_sample, _output);
         _serialized = _output.WrittenSpan.ToArray();
     }
 
-    /// <summary>Writes the object as JSON into a reused buffer.</summary>
+    /// <summary>Writes the object into a reused buffer.</summary>
     /// <returns>The bytes written.</returns>
     [Benchmark]
     public int Serialize()
@@ -42,4 +54,7 @@ public class SerializerBenchmarks
     /// <returns>One of its fields.</returns>
     [Benchmark]
     public int Deserialize() => _serializer.Deserialize<ForecastSample>(_serialized)!.Humidity;
+
+    [GenerateShapeFor<ForecastSample>]
+    internal sealed partial class Shapes;
 }

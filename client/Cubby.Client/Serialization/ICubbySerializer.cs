@@ -15,5 +15,5 @@ public interface ICubbySerializer
     /// <typeparam name="T">The value's type.</typeparam>
     /// <param name="bytes">The stored bytes.</param>
     /// <returns>The object.</returns>
-    T? Deserialize<T>(ReadOnlySpan<byte> bytes);
+    T? Deserialize<T>(ReadOnlyMemory<byte> bytes);
 }

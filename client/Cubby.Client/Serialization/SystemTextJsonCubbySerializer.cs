@@ -22,7 +22,7 @@ public sealed class SystemTextJsonCubbySerializer(JsonSerializerOptions? options
     }
 
     /// <inheritdoc />
-    public T? Deserialize<T>(ReadOnlySpan<byte> bytes) => JsonSerializer.Deserialize(bytes, TypeInfo<T>());
+    public T? Deserialize<T>(ReadOnlyMemory<byte> bytes) => JsonSerializer.Deserialize(bytes.Span, TypeInfo<T>());
 
     private static JsonSerializerOptions Prepare(JsonSerializerOptions? options)
     {

@@ -16,6 +16,6 @@ internal sealed class MarkedJsonSerializer : ICubbySerializer
         JsonSerializer.Serialize(writer, value);
     }
 
-    public T? Deserialize<T>(ReadOnlySpan<byte> bytes) =>
-        bytes.StartsWith(Marker) ? JsonSerializer.Deserialize<T>(bytes[Marker.Length..]) : throw new InvalidDataException("not written by this serializer");
+    public T? Deserialize<T>(ReadOnlyMemory<byte> bytes) =>
+        bytes.Span.StartsWith(Marker) ? JsonSerializer.Deserialize<T>(bytes.Span[Marker.Length..]) : throw new InvalidDataException("not written by this serializer");
 }

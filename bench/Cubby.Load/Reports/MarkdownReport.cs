@@ -61,7 +61,7 @@ internal static class MarkdownReport
         }
 
         Line($"");
-        Line($"`client-*` on Redis and Garnet use the harness's RESP connection (Cubby's CUBBY.* commands do not exist there); `raw-*` use that same connection on all three servers, so only the server differs.");
+        Line($"`client-*` and `distcache-*` are Cubby's own client and `IDistributedCache` (Cubby only); `se-*` use StackExchange.Redis on all three servers, so only the server differs.");
         Line($"");
         Line($"## Latency (ms, medians over rounds)");
         Line($"");

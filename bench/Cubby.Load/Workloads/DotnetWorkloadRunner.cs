@@ -1,5 +1,4 @@
 using Cubby.Load.Measurement;
-using Cubby.Load.Resp;
 
 namespace Cubby.Load.Workloads;
 
@@ -7,7 +6,7 @@ namespace Cubby.Load.Workloads;
 internal sealed class DotnetWorkloadRunner(HarnessOptions options)
 {
     private readonly WorkloadData _client = new("client", options.Keys, options.ValueBytes, options.TimeToLiveMs);
-    private readonly WorkloadData _raw = new("raw", options.Keys, options.ValueBytes, options.TimeToLiveMs);
+    private readonly WorkloadData _stackExchange = new("se", options.Keys, options.ValueBytes, options.TimeToLiveMs);
     private readonly WorkloadData _distributed = new("distcache", options.Keys, options.ValueBytes, options.TimeToLiveMs);
 
     public async Task<Sample> RunAsync(WorkloadSpec workload, ServerProbe probe, int round)
@@ -41,20 +40,11 @@ internal sealed class DotnetWorkloadRunner(HarnessOptions options)
 
     private static double Milliseconds(double nanoseconds) => nanoseconds / 1e6;
 
-    private async Task<ICacheTarget> CreateTargetAsync(WorkloadSpec workload, ServerProbe probe)
+    private async Task<ICacheTarget> CreateTargetAsync(WorkloadSpec workload, ServerProbe probe) => workload.Kind switch
     {
-        switch (workload.Kind)
-        {
-            case WorkloadKind.Client when probe.Kind == ServerKind.Cubby:
-                return new CubbyClientTarget(probe.Port, _client);
-            case WorkloadKind.DistributedCache:
-                return new DistributedCacheTarget(probe.Port, _distributed);
-            default:
-                using (var connecting = new CancellationTokenSource(TimeSpan.FromSeconds(10)))
-                {
-                    var connection = await RespConnection.ConnectAsync(probe.Port, connecting.Token).ConfigureAwait(false);
-                    return new RawRespTarget(connection, workload.Kind == WorkloadKind.Client ? _client : _raw);
-                }
-        }
-    }
+        WorkloadKind.Client => new CubbyClientTarget(probe.Port, _client),
+        WorkloadKind.DistributedCache => new DistributedCacheTarget(probe.Port, _distributed),
+        WorkloadKind.StackExchangeRedis => await StackExchangeRedisTarget.ConnectAsync(probe.Port, _stackExchange).ConfigureAwait(false),
+        _ => throw new ArgumentOutOfRangeException(nameof(workload), workload.Kind, "Not a .NET workload."),
+    };
 }

@@ -6,11 +6,11 @@ internal enum WorkloadKind
     /// <summary><c>redis-benchmark</c> in its own process: the neutral tool.</summary>
     RedisBenchmark,
 
-    /// <summary>Cubby's client on Cubby; on Redis and Garnet, plain SET PX / GET over the harness's RESP connection.</summary>
+    /// <summary><c>ICubbyClient</c>; Cubby only.</summary>
     Client,
 
-    /// <summary>Plain SET PX / GET over the harness's RESP connection on every server: the same client everywhere.</summary>
-    Raw,
+    /// <summary>StackExchange.Redis <c>StringSetAsync</c> with expiry / <c>StringGetAsync</c> on every server: the same client everywhere.</summary>
+    StackExchangeRedis,
 
     /// <summary><c>IDistributedCache</c> with a sliding expiry; Cubby only.</summary>
     DistributedCache,

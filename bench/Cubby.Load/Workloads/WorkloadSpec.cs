@@ -3,7 +3,7 @@ namespace Cubby.Load.Workloads;
 /// <summary>One row of the results: what is run, the same way, against each server.</summary>
 internal sealed record WorkloadSpec(string Id, WorkloadKind Kind, CacheOperation Operation, string Description, RedisBenchmarkShape? Shape = null)
 {
-    public bool CubbyOnly => Kind == WorkloadKind.DistributedCache;
+    public bool CubbyOnly => Kind is WorkloadKind.Client or WorkloadKind.DistributedCache;
 
     public bool RunsOn(ServerKind server) => !CubbyOnly || server == ServerKind.Cubby;
 
@@ -28,10 +28,10 @@ internal sealed record WorkloadSpec(string Id, WorkloadKind Kind, CacheOperation
             }
         }
 
-        all.Add(new("client-set", WorkloadKind.Client, CacheOperation.Set, "Cubby: ICubbyClient.PutAsync(ExpiresIn 60 s) = CUBBY.SET PXAT; Redis/Garnet: SET key value PX 60000 on the harness's RESP connection. 1 KiB, 10k keys, 64 callers, 1 multiplexed connection"));
-        all.Add(new("client-get", WorkloadKind.Client, CacheOperation.Get, "Cubby: ICubbyClient.GetAsync = CUBBY.GET; Redis/Garnet: GET on the harness's RESP connection. Keys filled first, 64 callers"));
-        all.Add(new("raw-set", WorkloadKind.Raw, CacheOperation.Set, "SET key value PX 60000 on the harness's RESP connection, every server: 1 KiB, 10k keys, 64 callers, 1 multiplexed connection"));
-        all.Add(new("raw-get", WorkloadKind.Raw, CacheOperation.Get, "GET on the harness's RESP connection, every server; keys filled first, 64 callers"));
+        all.Add(new("client-set", WorkloadKind.Client, CacheOperation.Set, "Cubby only: ICubbyClient.PutAsync(ExpiresIn 60 s) = CUBBY.SET PXAT. 1 KiB, 10k keys, 64 callers, 1 multiplexed connection"));
+        all.Add(new("client-get", WorkloadKind.Client, CacheOperation.Get, "Cubby only: ICubbyClient.GetAsync = CUBBY.GET. Keys filled first, 64 callers"));
+        all.Add(new("se-set", WorkloadKind.StackExchangeRedis, CacheOperation.Set, "StackExchange.Redis StringSetAsync(expiry 60 s) = SET PX, every server: 1 KiB, 10k keys, 64 callers, 1 ConnectionMultiplexer"));
+        all.Add(new("se-get", WorkloadKind.StackExchangeRedis, CacheOperation.Get, "StackExchange.Redis StringGetAsync = GET, every server; keys filled first, 64 callers"));
         all.Add(new("distcache-set", WorkloadKind.DistributedCache, CacheOperation.Set, "Cubby only: IDistributedCache.SetAsync(SlidingExpiration 60 s) = CUBBY.SET SLIDE; 1 KiB, 10k keys, 64 callers"));
         all.Add(new("distcache-get", WorkloadKind.DistributedCache, CacheOperation.Get, "Cubby only: IDistributedCache.GetAsync, which renews the sliding window in the same turn; keys filled first, 64 callers"));
         return [.. all];

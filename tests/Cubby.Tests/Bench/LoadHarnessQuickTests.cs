@@ -18,7 +18,7 @@ public sealed class LoadHarnessQuickTests
     private static readonly string[] Workloads =
     [
         "rb-set-c64-P1", "rb-get-c64-P1", "rb-set-c64-P16", "rb-get-c64-P16", "rb-set-c8-P1", "rb-get-c8-P1",
-        "client-set", "client-get", "raw-set", "raw-get", "distcache-set", "distcache-get",
+        "client-set", "client-get", "se-set", "se-get", "distcache-set", "distcache-get",
     ];
 
     private static string Harness => Path.Combine(AppContext.BaseDirectory, "Cubby.Load.dll");
@@ -45,7 +45,8 @@ public sealed class LoadHarnessQuickTests
             var expected = 0;
             foreach (var workload in Workloads)
             {
-                foreach (var server in Servers.Where(s => !workload.StartsWith("distcache", StringComparison.Ordinal) || s == "cubby"))
+                var cubbyOnly = workload.StartsWith("distcache", StringComparison.Ordinal) || workload.StartsWith("client", StringComparison.Ordinal);
+                foreach (var server in Servers.Where(s => !cubbyOnly || s == "cubby"))
                 {
                     expected++;
                     var row = Assert.Single(rows, r => r.GetProperty("workload").GetString() == workload && r.GetProperty("server").GetString() == server);

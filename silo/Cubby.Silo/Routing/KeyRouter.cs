@@ -60,7 +60,8 @@ internal static class KeyRouter
         var catalog = session.Silo.Catalog;
         var keys = KeyArguments.Count(command, request.Count);
         var slots = ArrayPool<int>.Shared.Rent(keys);
-        var entered = new List<Shard>();
+        var entered = ArrayPool<Shard>.Shared.Rent(keys);
+        var held = 0;
         try
         {
             var distinct = KeyArguments.DistinctSlots(command, request, catalog.ShardMap, slots);
@@ -71,7 +72,7 @@ internal static class KeyRouter
                     return false;
                 }
 
-                entered.Add(shard);
+                entered[held++] = shard;
             }
 
             session.Silo.Metrics.CountSlot(slots[0]);
@@ -80,11 +81,12 @@ internal static class KeyRouter
         }
         finally
         {
-            foreach (var shard in entered)
+            foreach (var shard in entered.AsSpan(0, held))
             {
                 shard.ExitTurn();
             }
 
+            ArrayPool<Shard>.Shared.Return(entered, clearArray: true);
             ArrayPool<int>.Shared.Return(slots);
         }
     }

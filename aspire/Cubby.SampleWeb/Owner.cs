@@ -2,7 +2,7 @@ using Cubby.Client;
 
 namespace Cubby.SampleWeb;
 
-/// <summary>Which slot holds a key, and the silo where that slot's shard is active, as a silo answers CUBBY.OWNER.</summary>
+/// <summary>Which slot holds a key, and the silo where that slot's shard is active, as the shard answers.</summary>
 internal static class Owner
 {
     public static async Task<IResult> GetAsync(string key, ICubbyClient cache, CancellationToken cancellationToken)

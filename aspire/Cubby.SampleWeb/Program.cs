@@ -3,7 +3,7 @@ using Cubby.SampleWeb;
 var builder = WebApplication.CreateBuilder(args);
 builder.AddServiceDefaults();
 
-// Silos come from ConnectionStrings:cubby (the AppHost sets it) or Cubby:Client:Endpoints.
+// Silos' gateways come from ConnectionStrings:cubby (the AppHost sets it) or Cubby:Client:Endpoints.
 builder.Services.AddCubbyClient().AddCubbyDistributedCache();
 builder.Services.AddSession(session =>
 {

@@ -2,14 +2,16 @@ using BenchmarkDotNet.Attributes;
 using Cubby.Client;
 using Cubby.Silo.Hosting;
 using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.Caching.Distributed;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 
 namespace Cubby.Benchmarks;
 
 /// <summary>
-/// One caller's round trip through Cubby's client to a silo in the same process over loopback: routing, encoding,
-/// the multiplexed connection, the silo's command and the reply. Allocations include the silo's, as both run here.
+/// One caller's round trip through Cubby's client to a silo in the same process: through the silo's Orleans gateway
+/// over loopback (an app's client), and from inside the silo's host (co-hosted: the silo's own grain factory, no
+/// socket). Allocations include the silo's, as both run here.
 /// </summary>
 [MemoryDiagnoser]
 public class ClientBenchmarks
@@ -20,10 +22,12 @@ public class ClientBenchmarks
     private readonly byte[] _value = new byte[StoreData.ValueBytes];
     private readonly CacheEntryOptions _expiry = CacheEntryOptions.ExpiresIn(TimeSpan.FromMinutes(10));
     private WebApplication? _silo;
-    private ServiceProvider? _services;
-    private ICubbyClient _client = null!;
+    private ServiceProvider? _app;
+    private ICubbyClient _gateway = null!;
+    private IDistributedCache _gatewayCache = null!;
+    private ICubbyClient _coHosted = null!;
 
-    /// <summary>Starts a silo on a free loopback port and connects a client to it.</summary>
+    /// <summary>Starts a silo on free loopback ports, with a co-hosted client, and connects a gateway client to it.</summary>
     /// <returns>When both are ready.</returns>
     [GlobalSetup]
     public async Task StartAsync()
@@ -35,40 +39,55 @@ public class ClientBenchmarks
             options.Host = "127.0.0.1";
             options.RespPort = 0;
             options.HttpPort = 0;
+            options.Clustering.SiloPort = 0;
+            options.Clustering.GatewayPort = 0;
         });
+        builder.Services.AddCubbyClient();
         _silo = builder.Build();
         _silo.MapCubbySilo();
         await _silo.StartAsync().ConfigureAwait(false);
-        var port = _silo.Services.GetRequiredService<SiloEndpoints>().Resp.Port;
+        _coHosted = _silo.Services.GetRequiredService<ICubbyClient>();
+        var gatewayPort = _silo.Services.GetRequiredService<Orleans.Runtime.ILocalSiloDetails>().GatewayAddress.Endpoint.Port;
 
-        _services = new ServiceCollection().AddCubbyClient(o => o.Endpoints.Add($"127.0.0.1:{port}")).Services.BuildServiceProvider();
-        _client = _services.GetRequiredService<ICubbyClient>();
-        await _client.PutAsync(PresentKey, _value, _expiry).ConfigureAwait(false);
+        _app = new ServiceCollection().AddCubbyClient(o => o.Endpoints.Add($"127.0.0.1:{gatewayPort}")).AddCubbyDistributedCache().Services.BuildServiceProvider();
+        _gateway = _app.GetRequiredService<ICubbyClient>();
+        _gatewayCache = _app.GetRequiredService<IDistributedCache>();
+        await _gateway.PutAsync(PresentKey, _value, _expiry).ConfigureAwait(false);
     }
 
-    /// <summary>Reads a present 1 KiB entry.</summary>
+    /// <summary>Reads a present 1 KiB entry through the gateway.</summary>
     /// <returns>The value.</returns>
     [Benchmark(Baseline = true)]
-    public ValueTask<byte[]?> GetAsyncHit() => _client.GetAsync(PresentKey);
+    public ValueTask<byte[]?> GatewayGetAsyncHit() => _gateway.GetAsync(PresentKey);
 
-    /// <summary>Reads an absent key.</summary>
+    /// <summary>Reads a present 1 KiB entry through the gateway with <c>IDistributedCache.GetAsync</c>.</summary>
+    /// <returns>The value.</returns>
+    [Benchmark]
+    public Task<byte[]?> GatewayDistributedCacheGetAsyncHit() => _gatewayCache.GetAsync(PresentKey);
+
+    /// <summary>Reads an absent key through the gateway.</summary>
     /// <returns>Null.</returns>
     [Benchmark]
-    public ValueTask<byte[]?> GetAsyncMiss() => _client.GetAsync(MissingKey);
+    public ValueTask<byte[]?> GatewayGetAsyncMiss() => _gateway.GetAsync(MissingKey);
 
-    /// <summary>Overwrites the 1 KiB entry with a relative expiry.</summary>
+    /// <summary>Overwrites the 1 KiB entry with a relative expiry through the gateway.</summary>
     /// <returns>What the write did.</returns>
     [Benchmark]
-    public ValueTask<WriteOutcome> PutAsyncOverwrite() => _client.PutAsync(PresentKey, _value, _expiry);
+    public ValueTask<WriteOutcome> GatewayPutAsyncOverwrite() => _gateway.PutAsync(PresentKey, _value, _expiry);
+
+    /// <summary>Reads a present 1 KiB entry from inside the silo's host.</summary>
+    /// <returns>The value.</returns>
+    [Benchmark]
+    public ValueTask<byte[]?> CoHostedGetAsyncHit() => _coHosted.GetAsync(PresentKey);
 
     /// <summary>Disconnects the client and stops the silo.</summary>
     /// <returns>When both are stopped.</returns>
     [GlobalCleanup]
     public async Task StopAsync()
     {
-        if (_services is not null)
+        if (_app is not null)
         {
-            await _services.DisposeAsync().ConfigureAwait(false);
+            await _app.DisposeAsync().ConfigureAwait(false);
         }
 
         if (_silo is not null)

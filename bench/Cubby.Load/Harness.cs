@@ -3,7 +3,6 @@ using System.Globalization;
 using System.Net.Sockets;
 using System.Runtime.InteropServices;
 using Cubby.Load.Measurement;
-using Cubby.Load.Resp;
 using Cubby.Load.Workloads;
 
 namespace Cubby.Load;

@@ -3,7 +3,7 @@ using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
-using Cubby.Load.Resp;
+using StackExchange.Redis;
 
 namespace Cubby.Load;
 
@@ -15,16 +15,21 @@ internal sealed class ServerProcess : IDisposable
     private readonly Process _process;
     private readonly StringBuilder _output = new();
 
-    private ServerProcess(ServerKind kind, Process process, int port)
+    private ServerProcess(ServerKind kind, Process process, int port, int gatewayPort)
     {
         Kind = kind;
         _process = process;
         Port = port;
+        GatewayPort = gatewayPort;
     }
 
     public ServerKind Kind { get; }
 
+    /// <summary>The RESP port.</summary>
     public int Port { get; }
+
+    /// <summary>A Cubby silo's Orleans gateway port, which Cubby's client connects to; 0 for the other servers.</summary>
+    public int GatewayPort { get; }
 
     public int ProcessId => _process.Id;
 
@@ -60,6 +65,23 @@ internal sealed class ServerProcess : IDisposable
         }
     }
 
+    /// <summary>A StackExchange.Redis connection to the RESP port, for the harness's own calls (readiness, INFO, filling keys).</summary>
+    public async Task<ConnectionMultiplexer> ConnectAsync(TimeSpan timeout)
+    {
+        var options = new ConfigurationOptions
+        {
+            EndPoints = { { "127.0.0.1", Port } },
+            AbortOnConnectFail = true,
+
+            // INFO, which the probe reads, is an admin command to StackExchange.Redis.
+            AllowAdmin = true,
+            ConnectTimeout = (int)timeout.TotalMilliseconds,
+            SyncTimeout = (int)timeout.TotalMilliseconds,
+            AsyncTimeout = (int)timeout.TotalMilliseconds,
+        };
+        return await ConnectionMultiplexer.ConnectAsync(options).ConfigureAwait(false);
+    }
+
     /// <summary>Kills every server still running: the harness is being stopped (Ctrl+C, SIGTERM).</summary>
     public static void KillAll()
     {
@@ -91,12 +113,14 @@ internal sealed class ServerProcess : IDisposable
     private static ServerProcess Start(ServerKind kind, ToolSet tools, int port)
     {
         var text = port.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        var gatewayPort = kind == ServerKind.Cubby ? FreePort() : 0;
         var (file, arguments) = kind switch
         {
             ServerKind.Cubby => (tools.Dotnet, new[]
             {
                 tools.Silo, "--Cubby:Host", "127.0.0.1", "--Cubby:RespPort", text,
-                "--Cubby:HttpPort", FreePort().ToString(System.Globalization.CultureInfo.InvariantCulture),
+                "--Cubby:HttpPort", Text(FreePort()),
+                "--Cubby:Clustering:SiloPort", Text(FreePort()), "--Cubby:Clustering:GatewayPort", Text(gatewayPort),
                 "--Logging:LogLevel:Default", "Warning",
             }),
             ServerKind.Redis => (tools.RedisServer, new[] { "--port", text, "--bind", "127.0.0.1", "--save", string.Empty, "--appendonly", "no" }),
@@ -122,7 +146,7 @@ internal sealed class ServerProcess : IDisposable
         }
 
         var process = new Process { StartInfo = start };
-        var server = new ServerProcess(kind, process, port);
+        var server = new ServerProcess(kind, process, port, gatewayPort);
         process.OutputDataReceived += (_, line) => server.Append(line.Data);
         process.ErrorDataReceived += (_, line) => server.Append(line.Data);
         process.Start();
@@ -132,6 +156,8 @@ internal sealed class ServerProcess : IDisposable
         process.BeginErrorReadLine();
         return server;
     }
+
+    private static string Text(int value) => value.ToString(System.Globalization.CultureInfo.InvariantCulture);
 
     private static int FreePort()
     {
@@ -153,17 +179,11 @@ internal sealed class ServerProcess : IDisposable
 
             try
             {
-                using var attempt = new CancellationTokenSource(TimeSpan.FromSeconds(5));
-                using var connection = await RespConnection.ConnectAsync(Port, attempt.Token).ConfigureAwait(false);
-                var reply = await connection.CallAsync("PING").WaitAsync(attempt.Token).ConfigureAwait(false);
-                if (reply.Text == "PONG")
-                {
-                    return;
-                }
-
-                last = new InvalidDataException($"PING answered {reply}");
+                await using var connection = await ConnectAsync(TimeSpan.FromSeconds(5)).ConfigureAwait(false);
+                await connection.GetDatabase().PingAsync().ConfigureAwait(false);
+                return;
             }
-            catch (Exception exception) when (exception is SocketException or IOException or OperationCanceledException or InvalidOperationException or InvalidDataException)
+            catch (Exception exception) when (exception is RedisException or TimeoutException)
             {
                 last = exception;
             }

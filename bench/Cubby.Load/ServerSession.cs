@@ -1,12 +1,12 @@
 using Cubby.Load.Measurement;
-using Cubby.Load.Resp;
+using StackExchange.Redis;
 
 namespace Cubby.Load;
 
 /// <summary>A started server with the control connection the harness reads INFO and fills keys on.</summary>
 internal sealed class ServerSession : IDisposable
 {
-    private ServerSession(ServerProcess server, RespConnection control)
+    private ServerSession(ServerProcess server, ConnectionMultiplexer control)
     {
         Server = server;
         Control = control;
@@ -15,7 +15,7 @@ internal sealed class ServerSession : IDisposable
 
     public ServerProcess Server { get; }
 
-    public RespConnection Control { get; }
+    public ConnectionMultiplexer Control { get; }
 
     public ServerProbe Probe { get; }
 
@@ -24,8 +24,7 @@ internal sealed class ServerSession : IDisposable
         var server = await ServerProcess.StartAsync(kind, tools).ConfigureAwait(false);
         try
         {
-            using var connecting = new CancellationTokenSource(TimeSpan.FromSeconds(10));
-            return new ServerSession(server, await RespConnection.ConnectAsync(server.Port, connecting.Token).ConfigureAwait(false));
+            return new ServerSession(server, await server.ConnectAsync(TimeSpan.FromSeconds(30)).ConfigureAwait(false));
         }
         catch
         {

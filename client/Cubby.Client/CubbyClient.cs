@@ -1,152 +1,154 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Text;
-using Cubby.Client.Connections;
-using Cubby.Client.Routing;
+using Cubby.Client.Gateways;
 using Cubby.Client.Serialization;
-using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.Logging.Abstractions;
+using Cubby.Client.Shards;
+using Cubby.Sharding;
 using Microsoft.Extensions.Options;
 
 namespace Cubby.Client;
 
-/// <summary>The <see cref="ICubbyClient"/> over multiplexed connections to the first silo up among the configured endpoints.</summary>
+/// <summary>The <see cref="ICubbyClient"/> as shard-grain calls, one per operation (one per shard for the batch forms).</summary>
 internal sealed partial class CubbyClient : ICubbyClient, IDisposable
 {
     private readonly CubbyClientOptions _options;
     private readonly ICubbySerializer _serializer;
     private readonly TimeProvider _time;
-    private readonly SeedRouter _router;
+    private readonly ShardCalls _shards;
+
+    // A grain on this silo receives the caller's array itself (Orleans copies nothing [Immutable]); it must not change
+    // when the caller reuses its buffer. Through a gateway the array is serialized on the way, so it is passed as is.
+    private readonly bool _copyValues;
     private readonly CancellationTokenSource _disposed = new();
 
-    public CubbyClient(IOptions<CubbyClientOptions> options, ICubbySerializer? serializer = null, ILoggerFactory? loggers = null, TimeProvider? time = null)
+    public CubbyClient(IOptions<CubbyClientOptions> options, IGrainFactory grains, GatewayConnection? gateway, ICubbySerializer? serializer = null, TimeProvider? time = null)
     {
         _options = options.Value;
         _serializer = serializer ?? new SystemTextJsonCubbySerializer(_options.JsonSerializerOptions);
         _time = time ?? TimeProvider.System;
-        _router = new SeedRouter(_options, loggers ?? NullLoggerFactory.Instance, _time);
+        _shards = new ShardCalls(grains, _options.SlotCount, _options.OperationTimeout, gateway);
+        _copyValues = gateway is null;
     }
 
-    internal SeedRouter Router => _router;
-
-    public ValueTask<WriteOutcome> PutAsync(string key, ReadOnlyMemory<byte> value, CacheEntryOptions? options = null, CancellationToken cancellationToken = default) =>
-        PutAsync(key, new ReadOnlySequence<byte>(value), options, cancellationToken);
+    public ValueTask<WriteOutcome> PutAsync(string key, ReadOnlyMemory<byte> value, CacheEntryOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        var target = Key(key);
+        CheckValue(value.Length, nameof(value));
+        return PutAsync(key, target, ValueArray(value), options ?? CacheEntryOptions.Never, cancellationToken);
+    }
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<byte[]?> GetAsync(string key, CancellationToken cancellationToken = default)
     {
-        var entry = await ReadEntryAsync(key, null, cancellationToken).ConfigureAwait(false);
-        return entry.Found ? ValueOf(key, entry) : null;
+        var entry = await ReadAsync(key, cancellationToken).ConfigureAwait(false);
+        return entry is null ? null : ValueOf(key, entry);
     }
 
     public async ValueTask<CacheEntry?> GetEntryAsync(string key, CancellationToken cancellationToken = default)
     {
-        var entry = await ReadEntryAsync(key, null, cancellationToken).ConfigureAwait(false);
-        return entry.Found
-            ? new CacheEntry(ValueOf(key, entry), entry.Flags, entry.TimeToLiveMs < 0 ? null : TimeSpan.FromMilliseconds(entry.TimeToLiveMs))
-            : null;
+        var entry = await ReadAsync(key, cancellationToken).ConfigureAwait(false);
+        return entry is null
+            ? null
+            : new CacheEntry(ValueOf(key, entry), entry.Flags, entry.TimeToLive < 0 ? null : TimeSpan.FromMilliseconds(entry.TimeToLive));
     }
 
-    public async ValueTask<bool> ExistsAsync(string key, CancellationToken cancellationToken = default)
-    {
-        CheckKey(key);
-        return await _router.SendAsync(KeyCommand.Exists(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false) > 0;
-    }
+    public async ValueTask<bool> ExistsAsync(string key, CancellationToken cancellationToken = default) =>
+        await TimeToLiveAsync(key, cancellationToken).ConfigureAwait(false) != -2;
 
-    public async ValueTask<bool> RefreshAsync(string key, CancellationToken cancellationToken = default)
+    public ValueTask<bool> RefreshAsync(string key, CancellationToken cancellationToken = default)
     {
-        CheckKey(key);
-        return await _router.SendAsync(KeyCommand.Refresh(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false) == 1;
+        var (bytes, slot) = Key(key);
+        return _shards.CallAsync(slot, bytes, static (grain, k) => grain.Refresh(k), key, cancellationToken);
     }
 
     public async ValueTask<RemoveOutcome> EvictAsync(string key, CancellationToken cancellationToken = default)
     {
-        CheckKey(key);
-        var removed = await _router.SendAsync(KeyCommand.Delete(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false);
+        var (bytes, slot) = Key(key);
+        var removed = await _shards.CallAsync(slot, new[] { bytes }, static (grain, k) => grain.Remove(k), key, cancellationToken).ConfigureAwait(false);
         return removed > 0 ? RemoveOutcome.Removed : RemoveOutcome.NotFound;
     }
 
-    public async ValueTask<TimeSpan?> GetTimeToLiveAsync(string key, CancellationToken cancellationToken = default)
-    {
-        CheckKey(key);
-        var milliseconds = await _router.SendAsync(KeyCommand.TimeToLive(key), Replies.Integer, null, cancellationToken).ConfigureAwait(false);
-        return milliseconds switch
+    public async ValueTask<TimeSpan?> GetTimeToLiveAsync(string key, CancellationToken cancellationToken = default) =>
+        await TimeToLiveAsync(key, cancellationToken).ConfigureAwait(false) switch
         {
             -2 => null,
             -1 => Timeout.InfiniteTimeSpan,
-            _ => TimeSpan.FromMilliseconds(milliseconds),
+            var milliseconds => TimeSpan.FromMilliseconds(milliseconds),
         };
-    }
 
-    public ValueTask<KeyOwner> GetOwnerAsync(string key, CancellationToken cancellationToken = default)
+    public async ValueTask<KeyOwner> GetOwnerAsync(string key, CancellationToken cancellationToken = default)
     {
-        CheckKey(key);
-        return _router.SendAsync(KeyCommand.Owner(key), Replies.Owner, null, cancellationToken);
+        var (_, slot) = Key(key);
+        var silo = await _shards.CallAsync(slot, 0, static (grain, _) => grain.Locate(), key, cancellationToken).ConfigureAwait(false);
+        return new KeyOwner(slot, silo);
     }
 
     public void Dispose()
     {
-        if (_disposed.IsCancellationRequested)
+        if (!_disposed.IsCancellationRequested)
         {
-            return;
+            _disposed.Cancel();
+        }
+    }
+
+    /// <summary>Writes an entry whose value is a sequence (<c>IBufferDistributedCache</c>).</summary>
+    internal ValueTask<WriteOutcome> PutAsync(string key, ReadOnlySequence<byte> value, CacheEntryOptions options, CancellationToken cancellationToken)
+    {
+        var target = Key(key);
+        CheckValue(value.Length, nameof(value));
+        return PutAsync(key, target, value.IsSingleSegment ? ValueArray(value.First) : value.ToArray(), options, cancellationToken);
+    }
+
+    private ValueTask<WriteOutcome> PutAsync(string key, (byte[] Bytes, int Slot) target, byte[] value, CacheEntryOptions options, CancellationToken cancellationToken)
+    {
+        var (bytes, slot) = target;
+        var expiry = Expiry(options);
+        if (options.Flags.HasFlag(CacheEntryFlags.Compressed))
+        {
+            value = EntryCompression.Compress(value);
         }
 
-        _disposed.Cancel();
-        _router.Dispose();
+        return _shards.CallAsync(
+            slot,
+            (Key: bytes, Value: value, Expiry: expiry, options.Flags),
+            static (grain, s) => grain.Set(s.Key, s.Value, s.Expiry, s.Flags, ShardWriteCondition.Always),
+            key,
+            cancellationToken);
     }
 
-    /// <summary>Writes an entry; the value may be a sequence (<c>IBufferDistributedCache</c>).</summary>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    internal async ValueTask<WriteOutcome> PutAsync(string key, ReadOnlySequence<byte> value, CacheEntryOptions? options, CancellationToken cancellationToken)
+    /// <summary>Reads an entry, renewing its sliding expiry in the same turn.</summary>
+    internal ValueTask<ShardEntry?> ReadAsync(string key, CancellationToken cancellationToken)
     {
-        CheckKey(key);
-        CheckValue(value.Length);
-        options ??= CacheEntryOptions.Never;
-        var (expiresAt, sliding) = options.Resolve(_time.GetUtcNow());
-        return (WriteOutcome)await _router.SendAsync(KeyCommand.Set(key, value, expiresAt, sliding, options.Flags), Replies.Integer, null, cancellationToken).ConfigureAwait(false);
-    }
-
-    /// <summary>The same, blocking the calling thread without needing the thread pool.</summary>
-    internal WriteOutcome Put(string key, ReadOnlySequence<byte> value, CacheEntryOptions options)
-    {
-        CheckKey(key);
-        CheckValue(value.Length);
-        var (expiresAt, sliding) = options.Resolve(_time.GetUtcNow());
-        return (WriteOutcome)_router.Send(KeyCommand.Set(key, value, expiresAt, sliding, options.Flags), Replies.Integer, null);
-    }
-
-    /// <summary>Reads an entry; with a destination, an uncompressed value is copied there instead of into an array.</summary>
-    internal ValueTask<EntryReply> ReadEntryAsync(string key, IBufferWriter<byte>? destination, CancellationToken cancellationToken)
-    {
-        CheckKey(key);
-        return _router.SendAsync(KeyCommand.Get(key), Replies.Entry, destination, cancellationToken);
-    }
-
-    internal EntryReply ReadEntry(string key, IBufferWriter<byte>? destination)
-    {
-        CheckKey(key);
-        return _router.Send(KeyCommand.Get(key), Replies.Entry, destination);
-    }
-
-    internal bool Refresh(string key)
-    {
-        CheckKey(key);
-        return _router.Send(KeyCommand.Refresh(key), Replies.Integer, null) == 1;
-    }
-
-    internal RemoveOutcome Evict(string key)
-    {
-        CheckKey(key);
-        return _router.Send(KeyCommand.Delete(key), Replies.Integer, null) > 0 ? RemoveOutcome.Removed : RemoveOutcome.NotFound;
+        var (bytes, slot) = Key(key);
+        return _shards.CallAsync(slot, bytes, static (grain, k) => grain.Get(k, slide: true), key, cancellationToken);
     }
 
     /// <summary>The entry's value, decompressed when it was stored compressed.</summary>
-    internal static byte[] ValueOf(string key, EntryReply entry) =>
-        entry.Flags.HasFlag(CacheEntryFlags.Compressed) ? EntryCompression.Decompress(entry.Value, key) : entry.Value!;
+    internal static byte[] ValueOf(string key, ShardEntry entry) =>
+        entry.Flags.HasFlag(CacheEntryFlags.Compressed) ? EntryCompression.Decompress(entry.Value, key) : entry.Value;
 
-    // Every call checks its key before anything else, so this is also where a disposed client refuses calls at once
-    // (its connections are gone; without this a call would wait out the connect timeout).
-    private void CheckKey(string key)
+    /// <summary>A value as an array the silo may keep: the caller's own when it may, a copy otherwise.</summary>
+    private byte[] ValueArray(ReadOnlyMemory<byte> value) =>
+        !_copyValues && MemoryMarshal.TryGetArray(value, out var segment) && segment.Offset == 0 && segment.Count == segment.Array!.Length
+            ? segment.Array
+            : value.ToArray();
+
+    private ValueTask<long> TimeToLiveAsync(string key, CancellationToken cancellationToken)
+    {
+        var (bytes, slot) = Key(key);
+        return _shards.CallAsync(slot, bytes, static (grain, k) => grain.TimeToLive(k), key, cancellationToken);
+    }
+
+    private ShardExpiry Expiry(CacheEntryOptions options)
+    {
+        var (expiresAt, sliding) = options.Resolve(_time.GetUtcNow());
+        return new ShardExpiry(expiresAt, sliding);
+    }
+
+    // Every call checks its key before anything else, so this is also where a disposed client refuses calls.
+    private (byte[] Bytes, int Slot) Key(string key)
     {
         ObjectDisposedException.ThrowIf(_disposed.IsCancellationRequested, this);
         ArgumentNullException.ThrowIfNull(key);
@@ -155,17 +157,20 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
             throw new ArgumentException("The key must not be empty.", nameof(key));
         }
 
-        if (key.Length * 3 > _options.MaxKeyBytes && Encoding.UTF8.GetByteCount(key) is var bytes && bytes > _options.MaxKeyBytes)
+        if (key.Length * 3 > _options.MaxKeyBytes && Encoding.UTF8.GetByteCount(key) is var length && length > _options.MaxKeyBytes)
         {
-            throw new ArgumentException($"The key is {bytes} UTF-8 bytes, over the limit of {_options.MaxKeyBytes} (Cubby:Client:MaxKeyBytes).", nameof(key));
+            throw new ArgumentException($"The key is {length} UTF-8 bytes, over the limit of {_options.MaxKeyBytes} (Cubby:Client:MaxKeyBytes).", nameof(key));
         }
+
+        var bytes = Encoding.UTF8.GetBytes(key);
+        return (bytes, _shards.Map.SlotOf(bytes));
     }
 
-    private void CheckValue(long length, [CallerArgumentExpression(nameof(length))] string? value = null)
+    private void CheckValue(long length, string parameter)
     {
         if (length > _options.MaxValueBytes)
         {
-            throw new ArgumentException($"The value is {length} bytes, over the limit of {_options.MaxValueBytes} (Cubby:Client:MaxValueBytes).", value);
+            throw new ArgumentException($"The value is {length} bytes, over the limit of {_options.MaxValueBytes} (Cubby:Client:MaxValueBytes).", parameter);
         }
     }
 }

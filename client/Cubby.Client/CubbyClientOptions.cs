@@ -1,9 +1,13 @@
 using System.Text.Json;
-using Cubby.Resp;
 
 namespace Cubby.Client;
 
-/// <summary>How the client reaches the cluster; bound from the <c>Cubby:Client</c> configuration section and validated at start.</summary>
+/// <summary>How the client finds the cluster and what it accepts; bound from the <c>Cubby:Client</c> configuration section and validated at start.</summary>
+/// <remarks>
+/// In a process that already runs Orleans (a silo, or an app with its own Orleans client), the client calls the shard
+/// grains through that runtime and the gateway settings here (<see cref="Endpoints"/>, <see cref="Clustering"/>,
+/// <see cref="ClusterId"/>, <see cref="ServiceId"/>, <see cref="ConnectTimeout"/>) are not used.
+/// </remarks>
 public sealed class CubbyClientOptions
 {
     /// <summary>The configuration section these options bind from.</summary>
@@ -11,44 +15,58 @@ public sealed class CubbyClientOptions
 
     /// <summary>
     /// The connection string read besides the section (<c>ConnectionStrings:cubby</c>), as orchestrators hand one to an
-    /// app: silos as <c>host:port</c> separated by commas, optionally with <c>password=...</c>. Its endpoints are
-    /// added to <see cref="Endpoints"/>; its password is used unless <see cref="Password"/> is set.
+    /// app: silos' gateway endpoints as <c>host:port</c> separated by commas. They are added to <see cref="Endpoints"/>.
     /// </summary>
     public const string ConnectionStringName = "cubby";
 
     /// <summary>
-    /// Silos' RESP endpoints as <c>host:port</c>, in order of preference. Every silo serves every key: each call goes to
-    /// the first endpoint whose connection is not known to be down, and moves on to the next when its connection fails.
+    /// Silos' Orleans gateway endpoints (<c>Cubby:Clustering:GatewayPort</c> on the silo, 30000 by default) as
+    /// <c>host:port</c>. The client connects to them and spreads calls over them; host names are resolved again each time
+    /// the gateway list is refreshed. Leave empty when <see cref="CubbyClientClusteringOptions.ConnectionString"/> is set.
     /// </summary>
     public IList<string> Endpoints { get; } = new List<string>();
 
-    /// <summary>The silos' password (<c>Cubby:Password</c> on the silo), or null when they need none.</summary>
-    public string? Password { get; set; }
+    /// <summary>Finding the gateways in the cluster's membership table instead of <see cref="Endpoints"/> (<c>Cubby:Client:Clustering</c>).</summary>
+    public CubbyClientClusteringOptions Clustering { get; set; } = new();
 
-    /// <summary>The user the password authenticates: <c>default</c> for clients; silos use their own on silo links.</summary>
-    internal string UserName { get; set; } = "default";
+    /// <summary>The cluster's id: the silos' <c>Cubby:ClusterId</c>.</summary>
+    public string ClusterId { get; set; } = CubbyDefaults.ClusterId;
 
-    /// <summary>How long connecting (and waiting for a reconnect) may take before a call fails.</summary>
-    public TimeSpan ConnectTimeout { get; set; } = TimeSpan.FromSeconds(5);
+    /// <summary>The cluster's service id: the silos' <c>Cubby:Clustering:ServiceId</c>.</summary>
+    public string ServiceId { get; set; } = CubbyDefaults.ServiceId;
 
-    /// <summary>How long a call may wait for its reply before it fails with a <see cref="TimeoutException"/>.</summary>
+    /// <summary>
+    /// How long the host's start (or, without a host, a call) waits for the first gateway to answer before it fails with
+    /// a <see cref="CubbyConnectionException"/>; connecting goes on, and later calls succeed once a gateway answers.
+    /// </summary>
+    public TimeSpan ConnectTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// How long a call may take, tries again after a silo left or could not be reached included, before it fails with a
+    /// <see cref="TimeoutException"/> or a <see cref="CubbyConnectionException"/>.
+    /// </summary>
     public TimeSpan OperationTimeout { get; set; } = TimeSpan.FromSeconds(5);
 
-    /// <summary>The first delay before reconnecting after a lost connection; it doubles up to <see cref="ReconnectMaxDelay"/>.</summary>
-    public TimeSpan ReconnectMinDelay { get; set; } = TimeSpan.FromMilliseconds(100);
-
-    /// <summary>The longest delay between reconnect attempts.</summary>
-    public TimeSpan ReconnectMaxDelay { get; set; } = TimeSpan.FromSeconds(5);
+    /// <summary>The cluster's slot count: the silos' <c>Cubby:SlotCount</c>. Silos refuse keys sent to the wrong shard.</summary>
+    public int SlotCount { get; set; } = Sharding.ShardMap.DefaultSlotCount;
 
     /// <summary>The longest key accepted, in UTF-8 bytes; match the silos' <c>Cubby:MaxKeyBytes</c>.</summary>
-    public int MaxKeyBytes { get; set; } = 16 * 1024;
+    public int MaxKeyBytes { get; set; } = CubbyDefaults.MaxKeyBytes;
 
     /// <summary>The largest value accepted, in bytes; match the silos' <c>Cubby:MaxValueBytes</c>.</summary>
-    public int MaxValueBytes { get; set; } = 16 * 1024 * 1024;
-
-    /// <summary>The protocol spoken to the silos: RESP3 (default) or RESP2.</summary>
-    public RespVersion Protocol { get; set; } = RespVersion.Resp3;
+    public int MaxValueBytes { get; set; } = CubbyDefaults.MaxValueBytes;
 
     /// <summary>Options for the default System.Text.Json serializer (a source-generated context goes in <see cref="JsonSerializerOptions.TypeInfoResolver"/>).</summary>
     public JsonSerializerOptions? JsonSerializerOptions { get; set; }
+}
+
+/// <summary>Where a gateway client finds the silos when it does not list them: the cluster's PostgreSQL membership table.</summary>
+public sealed class CubbyClientClusteringOptions
+{
+    /// <summary>
+    /// The Npgsql connection string of the membership database the silos use (their <c>Cubby:Clustering:ConnectionString</c>),
+    /// or null to use <see cref="CubbyClientOptions.Endpoints"/>. The client reads the live silos' gateways from it and
+    /// follows silos joining and leaving.
+    /// </summary>
+    public string? ConnectionString { get; set; }
 }

@@ -3,38 +3,24 @@ using Microsoft.Extensions.Options;
 namespace Cubby.Client;
 
 /// <summary>Checks <see cref="CubbyClientOptions"/> at start, naming the setting that is wrong.</summary>
-internal sealed class CubbyClientOptionsValidator : IValidateOptions<CubbyClientOptions>
+internal sealed class CubbyClientOptionsValidator(ClientRuntime runtime) : IValidateOptions<CubbyClientOptions>
 {
     public ValidateOptionsResult Validate(string? name, CubbyClientOptions options)
     {
         var failures = new List<string>();
-        if (options.Endpoints.Count == 0)
+        if (!runtime.InProcess)
         {
-            failures.Add("Cubby:Client:Endpoints must list at least one silo as host:port.");
+            ValidateGateways(options, failures);
         }
 
-        foreach (var endpoint in options.Endpoints)
+        if (options.OperationTimeout <= TimeSpan.Zero)
         {
-            if (!EndpointAddress.TryParse(endpoint, out _, out _))
-            {
-                failures.Add($"Cubby:Client:Endpoints has '{endpoint}', which is not host:port with a port from 1 to 65535.");
-            }
+            failures.Add($"Cubby:Client:OperationTimeout must be positive (was {options.OperationTimeout}).");
         }
 
-        void Positive(TimeSpan value, string setting)
+        if (options.SlotCount is < 1 or > Sharding.ShardMap.MaxSlotCount)
         {
-            if (value <= TimeSpan.Zero)
-            {
-                failures.Add($"Cubby:Client:{setting} must be positive (was {value}).");
-            }
-        }
-
-        Positive(options.ConnectTimeout, nameof(options.ConnectTimeout));
-        Positive(options.OperationTimeout, nameof(options.OperationTimeout));
-        Positive(options.ReconnectMinDelay, nameof(options.ReconnectMinDelay));
-        if (options.ReconnectMaxDelay < options.ReconnectMinDelay)
-        {
-            failures.Add($"Cubby:Client:ReconnectMaxDelay must be at least Cubby:Client:ReconnectMinDelay (was {options.ReconnectMaxDelay}).");
+            failures.Add($"Cubby:Client:SlotCount must be between 1 and {Sharding.ShardMap.MaxSlotCount} (was {options.SlotCount}).");
         }
 
         if (options.MaxKeyBytes < 1)
@@ -47,11 +33,43 @@ internal sealed class CubbyClientOptionsValidator : IValidateOptions<CubbyClient
             failures.Add($"Cubby:Client:MaxValueBytes must be positive (was {options.MaxValueBytes}).");
         }
 
-        if (options.Protocol is not (Resp.RespVersion.Resp2 or Resp.RespVersion.Resp3))
+        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+
+    private static void ValidateGateways(CubbyClientOptions options, List<string> failures)
+    {
+        var fromTable = !string.IsNullOrWhiteSpace(options.Clustering.ConnectionString);
+        if (fromTable && options.Endpoints.Count > 0)
         {
-            failures.Add($"Cubby:Client:Protocol must be Resp2 or Resp3 (was {options.Protocol}).");
+            failures.Add("Cubby:Client:Endpoints and Cubby:Client:Clustering:ConnectionString are both set; use one way to find the gateways.");
+        }
+        else if (!fromTable && options.Endpoints.Count == 0)
+        {
+            failures.Add(
+                $"Cubby:Client:Endpoints must list at least one silo gateway as host:port (or set ConnectionStrings:{CubbyClientOptions.ConnectionStringName} or Cubby:Client:Clustering:ConnectionString).");
         }
 
-        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+        foreach (var endpoint in options.Endpoints)
+        {
+            if (!EndpointAddress.TryParse(endpoint, out _, out _))
+            {
+                failures.Add($"Cubby:Client:Endpoints has '{endpoint}', which is not host:port with a port from 1 to 65535.");
+            }
+        }
+
+        if (string.IsNullOrWhiteSpace(options.ClusterId))
+        {
+            failures.Add("Cubby:Client:ClusterId must not be empty.");
+        }
+
+        if (string.IsNullOrWhiteSpace(options.ServiceId))
+        {
+            failures.Add("Cubby:Client:ServiceId must not be empty.");
+        }
+
+        if (options.ConnectTimeout <= TimeSpan.Zero)
+        {
+            failures.Add($"Cubby:Client:ConnectTimeout must be positive (was {options.ConnectTimeout}).");
+        }
     }
 }

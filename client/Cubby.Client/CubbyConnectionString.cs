@@ -1,35 +1,26 @@
 namespace Cubby.Client;
 
 /// <summary>
-/// Reads a Cubby connection string, as orchestrators hand one to an app (<c>ConnectionStrings:cubby</c>): seed silos
-/// as <c>host:port</c> separated by commas, and optionally <c>password=...</c>, such as
-/// <c>127.0.0.1:7001,127.0.0.1:7002,password=secret</c>.
+/// Reads a Cubby connection string, as orchestrators hand one to an app (<c>ConnectionStrings:cubby</c>): silos' gateway
+/// endpoints as <c>host:port</c> separated by commas, such as <c>10.0.0.5:30000,10.0.0.6:30000</c>.
 /// </summary>
 internal static class CubbyConnectionString
 {
-    private const string PasswordOption = "password=";
-
-    /// <summary>Adds the connection string's endpoints (those not listed yet) and its password, unless one is set.</summary>
-    /// <exception cref="InvalidOperationException">An item is neither <c>host:port</c> nor <c>password=</c>.</exception>
+    /// <summary>Adds the connection string's endpoints that are not listed yet.</summary>
+    /// <exception cref="InvalidOperationException">An item is not <c>host:port</c>.</exception>
     public static void ApplyTo(CubbyClientOptions options, string connectionString)
     {
-        var setting = $"ConnectionStrings:{CubbyClientOptions.ConnectionStringName}";
         foreach (var item in connectionString.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
         {
-            if (item.StartsWith(PasswordOption, StringComparison.OrdinalIgnoreCase))
+            if (!EndpointAddress.TryParse(item, out _, out _))
             {
-                options.Password ??= item[PasswordOption.Length..];
+                throw new InvalidOperationException(
+                    $"ConnectionStrings:{CubbyClientOptions.ConnectionStringName} has '{item}', which is not a silo gateway as host:port (a port from 1 to 65535).");
             }
-            else if (EndpointAddress.TryParse(item, out _, out _))
+
+            if (!options.Endpoints.Contains(item))
             {
-                if (!options.Endpoints.Contains(item))
-                {
-                    options.Endpoints.Add(item);
-                }
-            }
-            else
-            {
-                throw new InvalidOperationException($"{setting} has '{item}', which is neither host:port (a port from 1 to 65535) nor password=...");
+                options.Endpoints.Add(item);
             }
         }
     }

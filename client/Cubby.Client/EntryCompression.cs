@@ -9,17 +9,20 @@ internal static class EntryCompression
     private const int Quality = 4;
     private const int Window = 22;
 
-    /// <summary>Compresses into a pooled buffer; return it with <see cref="ArrayPool{T}.Shared"/>.</summary>
-    public static byte[] Compress(ReadOnlySpan<byte> value, out int length)
+    /// <summary>Compresses a value into an array of its compressed length.</summary>
+    public static byte[] Compress(ReadOnlySpan<byte> value)
     {
         var buffer = ArrayPool<byte>.Shared.Rent(BrotliEncoder.GetMaxCompressedLength(value.Length));
-        if (!BrotliEncoder.TryCompress(value, buffer, out length, Quality, Window))
+        try
+        {
+            return BrotliEncoder.TryCompress(value, buffer, out var length, Quality, Window)
+                ? buffer.AsSpan(0, length).ToArray()
+                : throw new InvalidOperationException("Brotli could not compress the value into its maximum compressed size.");
+        }
+        finally
         {
             ArrayPool<byte>.Shared.Return(buffer);
-            throw new InvalidOperationException("Brotli could not compress the value into its maximum compressed size.");
         }
-
-        return buffer;
     }
 
     /// <summary>Decompresses a value; a corrupt one is a <see cref="CubbyException"/> naming the key.</summary>

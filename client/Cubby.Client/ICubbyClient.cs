@@ -1,20 +1,20 @@
 namespace Cubby.Client;
 
 /// <summary>
-/// A Cubby cluster as a cache: bytes and typed objects, with absolute, relative and sliding expiry. Every silo serves
-/// every key, so each call goes to the first of <see cref="CubbyClientOptions.Endpoints"/> whose connection is up.
-/// Keys are non-empty strings of at most <see cref="CubbyClientOptions.MaxKeyBytes"/> UTF-8 bytes.
+/// A Cubby cluster as a cache: bytes and typed objects, with absolute, relative and sliding expiry. Each call is one call
+/// to the key's shard grain (one per shard for the batch forms), so a read and its sliding renewal, or a write and its
+/// expiry, happen in one turn of the shard. Keys are non-empty strings of at most
+/// <see cref="CubbyClientOptions.MaxKeyBytes"/> UTF-8 bytes.
 /// </summary>
 /// <remarks>
-/// When a connection fails, a call is sent again, to the next endpoint not known to be down, within its
-/// <see cref="CubbyClientOptions.OperationTimeout"/>: always when the command had not been written to the socket yet,
-/// and, when it had been written but the connection was lost before the reply, only when running it twice leaves the
-/// cache as running it once does. Every method here qualifies: reads (which renew a sliding expiry once more),
-/// <see cref="RefreshAsync"/>, and the unconditional writes <see cref="PutAsync"/> and <see cref="EvictAsync"/>; a write
-/// sent twice may report <see cref="WriteOutcome.Updated"/> or <see cref="RemoveOutcome.NotFound"/> for the second
-/// run. Timeouts, error replies and cancellations are never retried. A call no endpoint can take (every one is down,
-/// or failed it) fails with <see cref="CubbyConnectionException"/>. The same holds for the <c>IDistributedCache</c>
-/// methods.
+/// While a silo leaves, fails or cannot be reached, a call is tried again (Orleans moves or re-places the shard) until
+/// <see cref="CubbyClientOptions.OperationTimeout"/> has passed; then it fails with a <see cref="TimeoutException"/>
+/// when the last try got no answer, or a <see cref="CubbyConnectionException"/> when no silo could take it. A call
+/// tried again may have been applied the first time: every method here gives the same cache either way, though a
+/// second write may report <see cref="WriteOutcome.Updated"/> or <see cref="RemoveOutcome.NotFound"/>. Cancelling
+/// stops the caller's wait; a call already sent may still be applied. A key or value the silo refuses gives an
+/// <see cref="ArgumentException"/> naming the setting; a write that does not fit in the silo's memory budget gives a
+/// <see cref="Sharding.CubbyOutOfMemoryException"/>. The same holds for the <c>IDistributedCache</c> methods.
 /// </remarks>
 public interface ICubbyClient
 {
@@ -63,13 +63,12 @@ public interface ICubbyClient
     ValueTask<TimeSpan?> GetTimeToLiveAsync(string key, CancellationToken cancellationToken = default);
 
     /// <summary>
-    /// Asks a silo (<c>CUBBY.OWNER</c>) which slot holds a key and on which silo that slot's shard is active. This is
-    /// for looking, not routing: calls about the key go to any silo all the same. Nothing about the key is read or
-    /// changed.
+    /// Asks the key's shard which slot it is and on which silo it is active. This is for looking: Orleans routes every
+    /// call to wherever the shard is. Nothing about the key is read or changed.
     /// </summary>
     /// <param name="key">The key.</param>
     /// <param name="cancellationToken">Cancels the wait.</param>
-    /// <returns>The key's slot and the RESP endpoint (<c>host:port</c>) of the silo where its shard is active.</returns>
+    /// <returns>The key's slot and the Orleans endpoint (<c>host:port</c>) of the silo where its shard is active.</returns>
     /// <exception cref="CubbyConnectionException">No silo could take the call.</exception>
     ValueTask<KeyOwner> GetOwnerAsync(string key, CancellationToken cancellationToken = default);
 
@@ -100,4 +99,24 @@ public interface ICubbyClient
     /// <param name="cancellationToken">Cancels this caller's wait.</param>
     /// <returns>The cached or created object.</returns>
     ValueTask<T> GetOrCreateAsync<T>(string key, Func<CancellationToken, ValueTask<T>> factory, CacheEntryOptions? options = null, CancellationToken cancellationToken = default);
+
+    /// <summary>Reads several entries, renewing their sliding expiries: one call per shard the keys fall in, all at once.</summary>
+    /// <param name="keys">The keys; a key may appear more than once.</param>
+    /// <param name="cancellationToken">Cancels the wait.</param>
+    /// <returns>One value or null per key, in the order of <paramref name="keys"/>.</returns>
+    ValueTask<byte[]?[]> GetManyAsync(IReadOnlyList<string> keys, CancellationToken cancellationToken = default);
+
+    /// <summary>Stores several values with the same expiry and flags: one call per shard the keys fall in, all at once.</summary>
+    /// <param name="entries">The keys and values; each value at most <see cref="CubbyClientOptions.MaxValueBytes"/> bytes.</param>
+    /// <param name="options">Expiry and flags for every entry; <see cref="CacheEntryOptions.Never"/> when null.</param>
+    /// <param name="cancellationToken">Cancels the wait.</param>
+    /// <returns>What each write did, in the order of <paramref name="entries"/>.</returns>
+    /// <remarks>Each shard's writes are applied together; writes to different shards are not one transaction.</remarks>
+    ValueTask<WriteOutcome[]> PutManyAsync(IReadOnlyList<KeyValuePair<string, ReadOnlyMemory<byte>>> entries, CacheEntryOptions? options = null, CancellationToken cancellationToken = default);
+
+    /// <summary>Removes several entries: one call per shard the keys fall in, all at once.</summary>
+    /// <param name="keys">The keys.</param>
+    /// <param name="cancellationToken">Cancels the wait.</param>
+    /// <returns>How many of the keys existed.</returns>
+    ValueTask<int> EvictManyAsync(IReadOnlyList<string> keys, CancellationToken cancellationToken = default);
 }

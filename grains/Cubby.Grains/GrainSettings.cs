@@ -5,7 +5,9 @@ internal sealed record GrainSettings
 {
     public int SlotCount { get; init; } = Sharding.ShardMap.DefaultSlotCount;
 
-    public int MaxValueBytes { get; init; } = 16 * 1024 * 1024;
+    public int MaxKeyBytes { get; init; } = CubbyDefaults.MaxKeyBytes;
+
+    public int MaxValueBytes { get; init; } = CubbyDefaults.MaxValueBytes;
 
     public long MaxMemoryBytes { get; init; } = 1L << 30;
 

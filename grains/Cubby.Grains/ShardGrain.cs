@@ -140,6 +140,7 @@ internal sealed partial class ShardGrain(
 
     public ValueTask<ShardEntry?> Get(byte[] key, bool slide)
     {
+        CheckKey(key);
         var capture = default(EntryCapture);
         Entries.Read(key, slide, ref capture);
         return ValueTask.FromResult(capture.Entry);
@@ -147,6 +148,7 @@ internal sealed partial class ShardGrain(
 
     public ValueTask<ShardEntry?[]> GetMany(byte[][] keys, bool slide)
     {
+        CheckKeys(keys);
         var shard = Entries;
         var entries = new ShardEntry?[keys.Length];
         for (var i = 0; i < keys.Length; i++)
@@ -159,14 +161,24 @@ internal sealed partial class ShardGrain(
         return ValueTask.FromResult(entries);
     }
 
-    public ValueTask<WriteOutcome> Set(byte[] key, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition) =>
-        ValueTask.FromResult(Write(Entries, key, value, expiry, flags, condition));
+    public ValueTask<WriteOutcome> Set(byte[] key, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition)
+    {
+        CheckKey(key);
+        CheckValue(value);
+        return ValueTask.FromResult(Write(Entries, key, value, expiry, flags, condition));
+    }
 
     public ValueTask<WriteOutcome[]> SetMany(byte[][] keys, byte[][] values, ShardExpiry expiry, CacheEntryFlags flags)
     {
         if (keys.Length != values.Length)
         {
             throw new ArgumentException($"SetMany needs one value per key, but got {keys.Length} keys and {values.Length} values.", nameof(values));
+        }
+
+        CheckKeys(keys);
+        foreach (var value in values)
+        {
+            CheckValue(value);
         }
 
         var shard = Entries;
@@ -179,10 +191,15 @@ internal sealed partial class ShardGrain(
         return ValueTask.FromResult(outcomes);
     }
 
-    public ValueTask<bool> Refresh(byte[] key) => ValueTask.FromResult(Entries.Refresh(key));
+    public ValueTask<bool> Refresh(byte[] key)
+    {
+        CheckKey(key);
+        return ValueTask.FromResult(Entries.Refresh(key));
+    }
 
     public ValueTask<int> Remove(byte[][] keys)
     {
+        CheckKeys(keys);
         var shard = Entries;
         var removed = 0;
         foreach (var key in keys)
@@ -193,11 +210,15 @@ internal sealed partial class ShardGrain(
         return ValueTask.FromResult(removed);
     }
 
-    public ValueTask<long> TimeToLive(byte[] key) =>
-        ValueTask.FromResult(Entries.TryGetMetadata(key, out var metadata, out var now) ? metadata.TimeToLive(now) : -2);
+    public ValueTask<long> TimeToLive(byte[] key)
+    {
+        CheckKey(key);
+        return ValueTask.FromResult(Entries.TryGetMetadata(key, out var metadata, out var now) ? metadata.TimeToLive(now) : -2);
+    }
 
     public ValueTask<long> Increment(byte[] key, long delta)
     {
+        CheckKey(key);
         catalog.EnsureRoom(key.Length, Text.RedisNumber.MaxInt64Length);
         return Entries.IncrementBy(key, delta, out var result) switch
         {
@@ -236,6 +257,8 @@ internal sealed partial class ShardGrain(
         return ValueTask.FromResult(true);
     }
 
+    public ValueTask<string> Locate() => ValueTask.FromResult(homes.Self.Endpoint.ToString());
+
     // Not bound to the activation's token, which only covers activating: the registration outlives it.
     private async Task EnsureSweepReminderAsync()
     {
@@ -251,6 +274,47 @@ internal sealed partial class ShardGrain(
         {
             // Without reminders the active expiry cycle still removes expired entries; only the full sweep is missing.
             LogNoSweepReminder(logger, exception, Id);
+        }
+    }
+
+    private void CheckKeys(byte[][] keys)
+    {
+        ArgumentNullException.ThrowIfNull(keys);
+        foreach (var key in keys)
+        {
+            CheckKey(key);
+        }
+    }
+
+    // Clients compute the shard of a key themselves; a key that reached the wrong shard would be stored where no other
+    // client and no RESP command looks for it.
+    private void CheckKey(byte[] key)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        var settings = catalog.Settings;
+        if (key.Length == 0)
+        {
+            throw new ArgumentException("The key must not be empty.", nameof(key));
+        }
+
+        if (key.Length > settings.MaxKeyBytes)
+        {
+            throw new ArgumentException($"The key is {key.Length} bytes, over the silo's limit of {settings.MaxKeyBytes} (Cubby:MaxKeyBytes).", nameof(key));
+        }
+
+        if (catalog.ShardMap.SlotOf(key) is var slot && slot != Id)
+        {
+            throw new ArgumentException(
+                $"The key belongs to slot {slot}, not to shard {Id}: the caller's slot count differs from the silo's Cubby:SlotCount ({catalog.SlotCount}).", nameof(key));
+        }
+    }
+
+    private void CheckValue(byte[] value)
+    {
+        ArgumentNullException.ThrowIfNull(value);
+        if (value.Length > catalog.Settings.MaxValueBytes)
+        {
+            throw new ArgumentException($"The value is {value.Length} bytes, over the silo's limit of {catalog.Settings.MaxValueBytes} (Cubby:MaxValueBytes).", nameof(value));
         }
     }
 

@@ -7,4 +7,7 @@ internal interface IConnectionSource
     string ConnectionName { get; }
 
     string ConnectionString { get; }
+
+    /// <summary>More settings a client of this resource needs besides the connection string, as environment variables.</summary>
+    IEnumerable<KeyValuePair<string, string>> ClientEnvironment => [];
 }

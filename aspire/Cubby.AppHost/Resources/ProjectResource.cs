@@ -15,10 +15,15 @@ internal sealed class ProjectResource(string name, string assemblyPath, DevConte
 
     protected override IEnumerable<string> Arguments => [];
 
-    /// <summary>Hands the app <paramref name="source"/>'s connection string as <c>ConnectionStrings__{name}</c>.</summary>
+    /// <summary>Hands the app <paramref name="source"/>'s connection string as <c>ConnectionStrings__{name}</c>, and its client settings.</summary>
     public ProjectResource WithReference(IConnectionSource source)
     {
         SetEnvironment($"ConnectionStrings__{source.ConnectionName}", source.ConnectionString);
+        foreach (var (name, value) in source.ClientEnvironment)
+        {
+            SetEnvironment(name, value);
+        }
+
         return this;
     }
 

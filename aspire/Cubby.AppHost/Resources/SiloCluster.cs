@@ -3,12 +3,18 @@ namespace Cubby.AppHost.Resources;
 /// <summary>The silos as one Orleans cluster, which apps reference as the <c>cubby</c> connection string.</summary>
 internal sealed class SiloCluster(IReadOnlyList<SiloResource> silos, DevContext context) : IConnectionSource
 {
+    private string? _clusterId;
+
     public IReadOnlyList<SiloResource> Silos => silos;
 
     public string ConnectionName => "cubby";
 
-    /// <summary>Every silo's RESP endpoint: the client's seeds.</summary>
-    public string ConnectionString => string.Join(',', silos.Select(silo => silo.RespEndpoint));
+    /// <summary>Every silo's Orleans gateway endpoint: where Cubby's client connects.</summary>
+    public string ConnectionString => string.Join(',', silos.Select(silo => silo.GatewayEndpoint));
+
+    /// <summary>The cluster id the silos were given, which the client must name too.</summary>
+    public IEnumerable<KeyValuePair<string, string>> ClientEnvironment =>
+        _clusterId is null ? [] : [new("Cubby__Client__ClusterId", _clusterId)];
 
     /// <summary>
     /// Orleans' ADO.NET clustering on PostgreSQL when there is a database; otherwise Orleans' Development clustering,
@@ -33,7 +39,8 @@ internal sealed class SiloCluster(IReadOnlyList<SiloResource> silos, DevContext 
                 silo.SetEnvironment("Cubby__Clustering__ConnectionString", postgres.ConnectionString);
 
                 // A cluster id of its own, so a shared database's rows from earlier runs are never this run's peers.
-                silo.SetEnvironment("Cubby__ClusterId", $"dev-{context.RunId}");
+                _clusterId = $"dev-{context.RunId}";
+                silo.SetEnvironment("Cubby__ClusterId", _clusterId);
             }
         }
 

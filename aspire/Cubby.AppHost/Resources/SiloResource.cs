@@ -18,6 +18,8 @@ internal sealed class SiloResource(string name, string assemblyPath, DevContext 
 
     public string SiloEndpoint => $"{Host}:{SiloPort}";
 
+    public string GatewayEndpoint => $"{Host}:{GatewayPort}";
+
     public override StopStage StopStage => StopStage.Cluster;
 
     protected override Uri HealthUrl => new($"http://{Host}:{HttpPort}/health");
@@ -27,5 +29,5 @@ internal sealed class SiloResource(string name, string assemblyPath, DevContext 
             "--Cubby:Clustering:SiloPort", $"{SiloPort}", "--Cubby:Clustering:GatewayPort", $"{GatewayPort}"];
 
     public override string Describe() =>
-        $"pid={string.Join(',', ProcessIds)} resp={RespEndpoint} http=http://{Host}:{HttpPort} dashboard=http://{Host}:{HttpPort}/dashboard";
+        $"pid={string.Join(',', ProcessIds)} resp={RespEndpoint} silo={SiloEndpoint} gateway={GatewayEndpoint} http=http://{Host}:{HttpPort} dashboard=http://{Host}:{HttpPort}/dashboard";
 }

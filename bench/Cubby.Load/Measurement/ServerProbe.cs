@@ -1,6 +1,5 @@
 using System.Globalization;
-using System.Text;
-using Cubby.Load.Resp;
+using StackExchange.Redis;
 
 namespace Cubby.Load.Measurement;
 
@@ -8,7 +7,7 @@ namespace Cubby.Load.Measurement;
 /// Reads a server's CPU time and memory from /proc, and Cubby's GC counters from <c>INFO gc</c>, around the measured
 /// part of a workload.
 /// </summary>
-internal sealed class ServerProbe(ServerProcess server, RespConnection control)
+internal sealed class ServerProbe(ServerProcess server, ConnectionMultiplexer control)
 {
     private double _cpuAtStart;
     private Dictionary<string, string>? _gcAtStart;
@@ -16,6 +15,8 @@ internal sealed class ServerProbe(ServerProcess server, RespConnection control)
     public ServerKind Kind => server.Kind;
 
     public int Port => server.Port;
+
+    public int GatewayPort => server.GatewayPort;
 
     public async Task BeginAsync()
     {
@@ -51,9 +52,9 @@ internal sealed class ServerProbe(ServerProcess server, RespConnection control)
             return null;
         }
 
-        var reply = await control.CallAsync("INFO", "gc").ConfigureAwait(false);
+        var reply = await control.GetDatabase().ExecuteAsync("INFO", "gc").ConfigureAwait(false);
         var fields = new Dictionary<string, string>(StringComparer.Ordinal);
-        foreach (var line in Encoding.UTF8.GetString(reply.Bulk ?? []).Split("\r\n"))
+        foreach (var line in ((string?)reply ?? string.Empty).Split("\r\n"))
         {
             var colon = line.IndexOf(':', StringComparison.Ordinal);
             if (colon > 0 && !line.StartsWith('#'))

@@ -61,7 +61,8 @@ internal static class MarkdownReport
         }
 
         Line($"");
-        Line($"`client-*` and `distcache-*` are Cubby's own client and `IDistributedCache` (Cubby only); `se-*` use StackExchange.Redis on all three servers, so only the server differs.");
+        Line($"`client-*` and `distcache-*` are Cubby's own client and `IDistributedCache` through the silo's Orleans gateway (Cubby only); `se-*` use StackExchange.Redis on all three servers, so only the server differs; `rediscache-*` are `AddStackExchangeRedisCache` on Redis and Garnet.");
+        WriteDistributedCacheComparison(report, Line);
         Line($"");
         Line($"## Latency (ms, medians over rounds)");
         Line($"");
@@ -122,5 +123,27 @@ internal static class MarkdownReport
         }
 
         return text.ToString();
+    }
+
+    /// <summary>What an ASP.NET Core app sees when it swaps its <c>IDistributedCache</c>: Cubby's against RedisCache on each peer.</summary>
+    private static void WriteDistributedCacheComparison(RunReport report, Action<FormattableString> line)
+    {
+        var peers = new[] { ServerKind.Redis, ServerKind.Garnet }.Where(peer => report.Find("rediscache-get", peer) is not null || report.Find("rediscache-set", peer) is not null).ToArray();
+        if (peers.Length == 0 || (report.Find("distcache-get", ServerKind.Cubby) is null && report.Find("distcache-set", ServerKind.Cubby) is null))
+        {
+            return;
+        }
+
+        line($"");
+        line($"## IDistributedCache: Cubby's vs AddStackExchangeRedisCache");
+        line($"");
+        line($"| Operation | Cubby IDistributedCache ops/s | {string.Join(" | ", peers.Select(peer => $"RedisCache on {peer} ops/s | Cubby/RedisCache on {peer}"))} |");
+        line($"|---|---:|{string.Concat(Enumerable.Repeat("---:|---:|", peers.Length))}");
+        foreach (var operation in new[] { "set", "get" })
+        {
+            var cubby = report.Find($"distcache-{operation}", ServerKind.Cubby)?.OpsPerSecond;
+            var cells = peers.Select(peer => report.Find($"rediscache-{operation}", peer)?.OpsPerSecond).Select(rate => $"{Format.Rate(rate)} | {Format.Ratio(cubby, rate)}");
+            line($"| {operation} | {Format.Rate(cubby)} | {string.Join(" | ", cells)} |");
+        }
     }
 }

@@ -4,8 +4,9 @@ using Microsoft.Extensions.DependencyInjection;
 namespace Cubby.Load.Workloads;
 
 /// <summary>
-/// Cubby's own client as an application registers it (<c>AddCubbyClient</c>): <see cref="ICubbyClient.PutAsync"/>
-/// with a relative expiry (<c>CUBBY.SET ... PXAT</c>) and <see cref="ICubbyClient.GetAsync"/> (<c>CUBBY.GET</c>).
+/// Cubby's own client as an application registers it (<c>AddCubbyClient</c>, through the silo's Orleans gateway):
+/// <see cref="ICubbyClient.PutAsync"/> with a relative expiry and <see cref="ICubbyClient.GetAsync"/>, one shard-grain
+/// call each.
 /// </summary>
 internal sealed class CubbyClientTarget : ICacheTarget
 {
@@ -14,9 +15,9 @@ internal sealed class CubbyClientTarget : ICacheTarget
     private readonly WorkloadData _data;
     private readonly CacheEntryOptions _options;
 
-    public CubbyClientTarget(int port, WorkloadData data)
+    public CubbyClientTarget(int gatewayPort, WorkloadData data)
     {
-        _services = new ServiceCollection().AddCubbyClient(o => o.Endpoints.Add($"127.0.0.1:{port}")).Services.BuildServiceProvider();
+        _services = new ServiceCollection().AddCubbyClient(o => o.Endpoints.Add($"127.0.0.1:{gatewayPort}")).Services.BuildServiceProvider();
         _client = _services.GetRequiredService<ICubbyClient>();
         _data = data;
         _options = CacheEntryOptions.ExpiresIn(TimeSpan.FromMilliseconds(data.TimeToLiveMs));

@@ -8,6 +8,7 @@ internal sealed class DotnetWorkloadRunner(HarnessOptions options)
     private readonly WorkloadData _client = new("client", options.Keys, options.ValueBytes, options.TimeToLiveMs);
     private readonly WorkloadData _stackExchange = new("se", options.Keys, options.ValueBytes, options.TimeToLiveMs);
     private readonly WorkloadData _distributed = new("distcache", options.Keys, options.ValueBytes, options.TimeToLiveMs);
+    private readonly WorkloadData _redisCache = new("rediscache", options.Keys, options.ValueBytes, options.TimeToLiveMs);
 
     public async Task<Sample> RunAsync(WorkloadSpec workload, ServerProbe probe, int round)
     {
@@ -42,8 +43,9 @@ internal sealed class DotnetWorkloadRunner(HarnessOptions options)
 
     private async Task<ICacheTarget> CreateTargetAsync(WorkloadSpec workload, ServerProbe probe) => workload.Kind switch
     {
-        WorkloadKind.Client => new CubbyClientTarget(probe.Port, _client),
-        WorkloadKind.DistributedCache => new DistributedCacheTarget(probe.Port, _distributed),
+        WorkloadKind.Client => new CubbyClientTarget(probe.GatewayPort, _client),
+        WorkloadKind.DistributedCache => DistributedCacheTarget.Cubby(probe.GatewayPort, _distributed),
+        WorkloadKind.RedisCache => DistributedCacheTarget.RedisCache(probe.Port, _redisCache),
         WorkloadKind.StackExchangeRedis => await StackExchangeRedisTarget.ConnectAsync(probe.Port, _stackExchange).ConfigureAwait(false),
         _ => throw new ArgumentOutOfRangeException(nameof(workload), workload.Kind, "Not a .NET workload."),
     };

@@ -1,6 +1,6 @@
 using System.Globalization;
 using Cubby.Load.Measurement;
-using Cubby.Load.Resp;
+using StackExchange.Redis;
 
 namespace Cubby.Load.Workloads;
 
@@ -74,28 +74,26 @@ internal static class RedisBenchmarkRunner
     /// Writes every key redis-benchmark's GET asks for (<c>key:</c> and 12 digits, as its <c>-r</c> makes them) with a
     /// value like its own, so every GET hits whatever ran before.
     /// </summary>
-    private static async Task FillAsync(RespConnection connection, HarnessOptions options)
+    private static async Task FillAsync(ConnectionMultiplexer connection, HarnessOptions options)
     {
         const int Batch = 500;
         var value = new byte[options.ValueBytes];
         value.AsSpan().Fill((byte)'x');
-        var writer = new CommandWriter();
-        var replies = new Task<RespReply>[Batch];
+        var database = connection.GetDatabase();
+        var writes = new Task<bool>[Batch];
         for (var start = 0; start < options.Keys; start += Batch)
         {
             var count = Math.Min(Batch, options.Keys - start);
             for (var i = 0; i < count; i++)
             {
-                var key = string.Create(CultureInfo.InvariantCulture, $"key:{start + i:D12}");
-                replies[i] = connection.SendAsync(writer.Start(3).Bulk("SET"u8).Bulk(key).Bulk(value).Written).AsTask();
+                writes[i] = database.StringSetAsync(string.Create(CultureInfo.InvariantCulture, $"key:{start + i:D12}"), value);
             }
 
-            for (var i = 0; i < count; i++)
+            foreach (var written in await Task.WhenAll(writes.AsSpan(0, count).ToArray()).ConfigureAwait(false))
             {
-                var reply = await replies[i].ConfigureAwait(false);
-                if (reply.Kind != RespReplyKind.Simple)
+                if (!written)
                 {
-                    throw new HarnessException($"SET before redis-benchmark GET answered {reply}.");
+                    throw new HarnessException("SET before redis-benchmark GET was not stored.");
                 }
             }
         }

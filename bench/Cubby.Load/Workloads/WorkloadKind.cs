@@ -6,7 +6,7 @@ internal enum WorkloadKind
     /// <summary><c>redis-benchmark</c> in its own process: the neutral tool.</summary>
     RedisBenchmark,
 
-    /// <summary><c>ICubbyClient</c>; Cubby only.</summary>
+    /// <summary><c>ICubbyClient</c> through the Orleans gateway; Cubby only.</summary>
     Client,
 
     /// <summary>StackExchange.Redis <c>StringSetAsync</c> with expiry / <c>StringGetAsync</c> on every server: the same client everywhere.</summary>
@@ -14,4 +14,10 @@ internal enum WorkloadKind
 
     /// <summary><c>IDistributedCache</c> with a sliding expiry; Cubby only.</summary>
     DistributedCache,
+
+    /// <summary>
+    /// <c>AddStackExchangeRedisCache</c>'s <c>IDistributedCache</c>, the same calls as <see cref="DistributedCache"/>;
+    /// Redis and Garnet (it stores hashes, which Cubby's RESP door does not have yet).
+    /// </summary>
+    RedisCache,
 }

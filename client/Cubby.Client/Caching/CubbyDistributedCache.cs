@@ -4,29 +4,22 @@ using Microsoft.Extensions.Caching.Distributed;
 namespace Cubby.Client.Caching;
 
 /// <summary>
-/// <see cref="IDistributedCache"/> on Cubby: one round trip per call, millisecond expiry, and a sliding window that
-/// the silo renews in the same turn as the read, never past the absolute expiry. The synchronous methods block
-/// without needing the thread pool, so they cannot deadlock when it is saturated.
+/// <see cref="IDistributedCache"/> on Cubby: one shard-grain call per operation, millisecond expiry, and a sliding
+/// window that the shard renews in the same turn as the read, never past the absolute expiry.
 /// </summary>
+/// <remarks>
+/// The synchronous methods wait for the asynchronous call. Orleans receives the reply on the thread pool, so they do not
+/// deadlock when callers hold every pool thread: each blocked caller tells the pool it is blocked, and the pool adds
+/// threads for the replies.
+/// </remarks>
 internal sealed class CubbyDistributedCache(CubbyClient client) : IBufferDistributedCache
 {
-    public byte[]? Get(string key)
-    {
-        var entry = client.ReadEntry(key, null);
-        return entry.Found ? CubbyClient.ValueOf(key, entry) : null;
-    }
+    public byte[]? Get(string key) => GetAsync(key).GetAwaiter().GetResult();
 
-    public async Task<byte[]?> GetAsync(string key, CancellationToken token = default)
-    {
-        var entry = await client.ReadEntryAsync(key, null, token).ConfigureAwait(false);
-        return entry.Found ? CubbyClient.ValueOf(key, entry) : null;
-    }
+    public async Task<byte[]?> GetAsync(string key, CancellationToken token = default) =>
+        await client.GetAsync(key, token).ConfigureAwait(false);
 
-    public void Set(string key, byte[] value, DistributedCacheEntryOptions options)
-    {
-        ArgumentNullException.ThrowIfNull(value);
-        client.Put(key, new ReadOnlySequence<byte>(value), Map(options));
-    }
+    public void Set(string key, byte[] value, DistributedCacheEntryOptions options) => SetAsync(key, value, options).GetAwaiter().GetResult();
 
     public Task SetAsync(string key, byte[] value, DistributedCacheEntryOptions options, CancellationToken token = default)
     {
@@ -34,43 +27,35 @@ internal sealed class CubbyDistributedCache(CubbyClient client) : IBufferDistrib
         return client.PutAsync(key, new ReadOnlySequence<byte>(value), Map(options), token).AsTask();
     }
 
-    public void Refresh(string key) => client.Refresh(key);
+    public void Refresh(string key) => RefreshAsync(key).GetAwaiter().GetResult();
 
     public Task RefreshAsync(string key, CancellationToken token = default) => client.RefreshAsync(key, token).AsTask();
 
-    public void Remove(string key) => client.Evict(key);
+    public void Remove(string key) => RemoveAsync(key).GetAwaiter().GetResult();
 
     public Task RemoveAsync(string key, CancellationToken token = default) => client.EvictAsync(key, token).AsTask();
 
-    public bool TryGet(string key, IBufferWriter<byte> destination)
-    {
-        ArgumentNullException.ThrowIfNull(destination);
-        return Copy(key, client.ReadEntry(key, destination), destination);
-    }
+    public bool TryGet(string key, IBufferWriter<byte> destination) => TryGetAsync(key, destination).AsTask().GetAwaiter().GetResult();
 
     public async ValueTask<bool> TryGetAsync(string key, IBufferWriter<byte> destination, CancellationToken token = default)
     {
         ArgumentNullException.ThrowIfNull(destination);
-        return Copy(key, await client.ReadEntryAsync(key, destination, token).ConfigureAwait(false), destination);
+        if (await client.ReadAsync(key, token).ConfigureAwait(false) is not { } entry)
+        {
+            return false;
+        }
+
+        // The array Orleans deserialized the reply into is written once; a compressed one is decompressed first.
+        destination.Write(CubbyClient.ValueOf(key, entry));
+        return true;
     }
 
-    public void Set(string key, ReadOnlySequence<byte> value, DistributedCacheEntryOptions options) => client.Put(key, value, Map(options));
+    public void Set(string key, ReadOnlySequence<byte> value, DistributedCacheEntryOptions options) => SetAsync(key, value, options).AsTask().GetAwaiter().GetResult();
 
     public ValueTask SetAsync(string key, ReadOnlySequence<byte> value, DistributedCacheEntryOptions options, CancellationToken token = default)
     {
         var put = client.PutAsync(key, value, Map(options), token);
         return put.IsCompletedSuccessfully ? ValueTask.CompletedTask : new ValueTask(put.AsTask());
-    }
-
-    /// <summary>An uncompressed value was already written to the destination by the reader; a compressed one is written here.</summary>
-    private static bool Copy(string key, Connections.EntryReply entry, IBufferWriter<byte> destination)
-    {
-        if (entry.Found && entry.Value is not null)
-        {
-            destination.Write(CubbyClient.ValueOf(key, entry));
-        }
-
-        return entry.Found;
     }
 
     private static CacheEntryOptions Map(DistributedCacheEntryOptions options)

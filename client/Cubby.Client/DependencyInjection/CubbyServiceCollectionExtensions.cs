@@ -1,12 +1,18 @@
 using Cubby.Client;
 using Cubby.Client.Caching;
 using Cubby.Client.DependencyInjection;
+using Cubby.Client.Gateways;
 using Cubby.Client.Serialization;
 using Microsoft.Extensions.Caching.Distributed;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection.Extensions;
-using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
+using Orleans;
+using Orleans.Configuration;
+using Orleans.Hosting;
+using Orleans.Messaging;
+using Orleans.Runtime.Membership;
 
 #pragma warning disable IDE0130 // Extension methods live in the DI namespace, where callers already look for them.
 namespace Microsoft.Extensions.DependencyInjection;
@@ -15,36 +21,63 @@ namespace Microsoft.Extensions.DependencyInjection;
 /// <summary>Registers Cubby's client in a service collection.</summary>
 public static class CubbyServiceCollectionExtensions
 {
+    private const string NpgsqlInvariant = "Npgsql";
+
     /// <summary>
     /// Adds <see cref="ICubbyClient"/>, configured from the <c>Cubby:Client</c> configuration section and the
     /// <c>ConnectionStrings:cubby</c> connection string (<see cref="CubbyClientOptions.ConnectionStringName"/>), then by
     /// <paramref name="configure"/>, validated when the host starts.
     /// </summary>
+    /// <remarks>
+    /// When Orleans is already registered (<c>UseOrleans</c> for a silo, such as one that runs <c>AddCubby()</c>, or
+    /// <c>UseOrleansClient</c>), the client calls the shard grains through it: no second Orleans client, no gateway hop.
+    /// Call this after registering Orleans. Otherwise it adds an Orleans client of its own that connects to the gateways
+    /// of <see cref="CubbyClientOptions.Endpoints"/>, or of the silos in the membership table of
+    /// <see cref="CubbyClientClusteringOptions.ConnectionString"/>, when the host starts (or on the first call without a host).
+    /// </remarks>
     /// <param name="services">The services.</param>
-    /// <param name="configure">Sets options, such as <c>o => o.Endpoints.Add("127.0.0.1:6390")</c>.</param>
+    /// <param name="configure">Sets options, such as <c>o => o.Endpoints.Add("10.0.0.5:30000")</c>.</param>
     /// <returns>A builder to add <see cref="IDistributedCache"/> with <see cref="AddCubbyDistributedCache(ICubbyClientBuilder)"/>.</returns>
     public static ICubbyClientBuilder AddCubbyClient(this IServiceCollection services, Action<CubbyClientOptions>? configure = null)
     {
         ArgumentNullException.ThrowIfNull(services);
+        if (services.Any(descriptor => descriptor.ServiceType == typeof(CubbyClient)))
+        {
+            if (configure is not null)
+            {
+                services.Configure(configure);
+            }
+
+            return new CubbyClientBuilder(services);
+        }
+
+        var runtime = services.Any(descriptor => descriptor.ServiceType == typeof(IGrainFactory)) ? ClientRuntime.Local : ClientRuntime.Gateway;
         var options = services.AddOptions<CubbyClientOptions>();
 
         // Bound from configuration when the host has one; a bare service collection (a console tool) may not.
         services.AddSingleton<IConfigureOptions<CubbyClientOptions>>(provider => new ConfigureNamedOptions<CubbyClientOptions>(
             Options.Options.DefaultName,
-            o => BindConfiguration(provider.GetService<IConfiguration>(), o)));
+            o => BindConfiguration(provider.GetService<IConfiguration>(), o, runtime)));
         if (configure is not null)
         {
             options.Configure(configure);
         }
 
         options.ValidateOnStart();
+        services.AddSingleton(runtime);
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<CubbyClientOptions>, CubbyClientOptionsValidator>());
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton<ICubbySerializer>(provider => new SystemTextJsonCubbySerializer(provider.GetRequiredService<IOptions<CubbyClientOptions>>().Value.JsonSerializerOptions));
-        services.TryAddSingleton(provider => new CubbyClient(
+        if (!runtime.InProcess)
+        {
+            AddGatewayClient(services);
+        }
+
+        services.AddSingleton(provider => new CubbyClient(
             provider.GetRequiredService<IOptions<CubbyClientOptions>>(),
+            provider.GetRequiredService<IGrainFactory>(),
+            provider.GetService<GatewayConnection>(),
             provider.GetRequiredService<ICubbySerializer>(),
-            provider.GetService<ILoggerFactory>(),
             provider.GetRequiredService<TimeProvider>()));
         services.TryAddSingleton<ICubbyClient>(provider => provider.GetRequiredService<CubbyClient>());
         return new CubbyClientBuilder(services);
@@ -74,7 +107,40 @@ public static class CubbyServiceCollectionExtensions
         return services;
     }
 
-    private static void BindConfiguration(IConfiguration? configuration, CubbyClientOptions options)
+    /// <summary>
+    /// An Orleans client of the client's own, whose start <see cref="GatewayConnection"/> owns: it starts with the host,
+    /// or on the first call in a process without one, and the cluster, gateways and timeouts come from Cubby's options.
+    /// </summary>
+    private static void AddGatewayClient(IServiceCollection services)
+    {
+        var hostedBefore = services.Where(descriptor => descriptor.ServiceType == typeof(IHostedService)).ToHashSet();
+        services.AddOrleansClient(client =>
+        {
+            client.Services.AddSingleton<ConnectFailures>();
+            client.Services.AddSingleton<IClientConnectionRetryFilter, ConnectRetryFilter>();
+            client.Services.AddSingleton<IGatewayListProvider>(provider =>
+                string.IsNullOrWhiteSpace(provider.GetRequiredService<IOptions<CubbyClientOptions>>().Value.Clustering.ConnectionString)
+                    ? ActivatorUtilities.CreateInstance<EndpointGatewayList>(provider)
+                    : ActivatorUtilities.CreateInstance<AdoNetGatewayListProvider>(provider));
+            client.Services.AddOptions<ClusterOptions>().Configure<IOptions<CubbyClientOptions>>((cluster, cubby) =>
+                (cluster.ClusterId, cluster.ServiceId) = (cubby.Value.ClusterId, cubby.Value.ServiceId));
+            client.Services.AddOptions<ClientMessagingOptions>().Configure<IOptions<CubbyClientOptions>>((messaging, cubby) =>
+                messaging.ResponseTimeout = cubby.Value.OperationTimeout);
+            client.Services.AddOptions<AdoNetClusteringClientOptions>().Configure<IOptions<CubbyClientOptions>>((ado, cubby) =>
+                (ado.Invariant, ado.ConnectionString) = (NpgsqlInvariant, cubby.Value.Clustering.ConnectionString ?? string.Empty));
+        });
+
+        // Orleans would start its client as a hosted service of its own; the connection starts it instead, exactly once.
+        foreach (var hosted in services.Where(descriptor => descriptor.ServiceType == typeof(IHostedService) && !hostedBefore.Contains(descriptor)).ToList())
+        {
+            services.Remove(hosted);
+        }
+
+        services.AddSingleton<GatewayConnection>();
+        services.AddHostedService(provider => provider.GetRequiredService<GatewayConnection>());
+    }
+
+    private static void BindConfiguration(IConfiguration? configuration, CubbyClientOptions options, ClientRuntime runtime)
     {
         if (configuration is null)
         {
@@ -82,7 +148,7 @@ public static class CubbyServiceCollectionExtensions
         }
 
         configuration.GetSection(CubbyClientOptions.SectionName).Bind(options);
-        if (configuration.GetConnectionString(CubbyClientOptions.ConnectionStringName) is { Length: > 0 } connectionString)
+        if (!runtime.InProcess && configuration.GetConnectionString(CubbyClientOptions.ConnectionStringName) is { Length: > 0 } connectionString)
         {
             CubbyConnectionString.ApplyTo(options, connectionString);
         }

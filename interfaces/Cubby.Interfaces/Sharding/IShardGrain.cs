@@ -7,7 +7,10 @@ namespace Cubby.Sharding;
 /// The grain that holds one shard of the key space (its key is the shard number, <see cref="ShardMap.SlotOf(ReadOnlySpan{byte})"/>).
 /// Each call is one turn of the grain: nothing else runs on the shard meanwhile, so a read and its sliding renewal, a
 /// conditional write or an increment are atomic. Keys and values travel as <see cref="ImmutableAttribute">immutable</see>
-/// byte arrays: Orleans never copies them, so callers must not change an array after passing it.
+/// byte arrays: Orleans never copies them, so callers must not change an array after passing it. The typed calls refuse,
+/// with an <see cref="ArgumentException"/> naming the setting, a key that is empty, longer than the silo's
+/// <c>Cubby:MaxKeyBytes</c> or of another shard (a caller whose slot count differs from the silo's <c>Cubby:SlotCount</c>),
+/// and a value longer than <c>Cubby:MaxValueBytes</c>.
 /// </summary>
 public interface IShardGrain : IGrainWithIntegerKey
 {
@@ -95,4 +98,8 @@ public interface IShardGrain : IGrainWithIntegerKey
     /// </summary>
     /// <returns>True when the shard was elsewhere and is now moving.</returns>
     ValueTask<bool> MoveHome();
+
+    /// <summary>Where the shard is active: the endpoint (<c>host:port</c>) of its silo's Orleans silo port.</summary>
+    /// <returns>The silo's endpoint when it answered; the shard may move later.</returns>
+    ValueTask<string> Locate();
 }

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 
 namespace Cubby.Sharding;
 
@@ -21,27 +22,76 @@ public static class ShardCallRetry
     /// <param name="timeout">How long to keep trying, counted from the first attempt.</param>
     /// <param name="retrying">Told of each failure about to be retried (for counters); may be null.</param>
     /// <returns>The call's result.</returns>
-    public static async Task<T> CallAsync<T>(Func<Task<T>> call, TimeSpan timeout, Action<Exception>? retrying = null)
+    public static Task<T> CallAsync<T>(Func<Task<T>> call, TimeSpan timeout, Action<Exception>? retrying = null)
     {
         ArgumentNullException.ThrowIfNull(call);
+        return CallAsync(call, static c => new ValueTask<T>(c()), timeout, retrying).AsTask();
+    }
+
+    /// <summary>
+    /// The same for a call that takes its arguments as <paramref name="state"/>, so a static lambda serves every call
+    /// without allocating, and that the caller may stop waiting for.
+    /// </summary>
+    /// <typeparam name="TState">What the call needs.</typeparam>
+    /// <typeparam name="T">The call's result.</typeparam>
+    /// <param name="state">Passed to <paramref name="call"/>.</param>
+    /// <param name="call">The grain call; called once per attempt.</param>
+    /// <param name="timeout">How long to keep trying, counted from the first attempt.</param>
+    /// <param name="retrying">Told of each failure about to be retried (for counters); may be null.</param>
+    /// <param name="cancellationToken">Stops the wait (a call already sent may still be applied).</param>
+    /// <returns>The call's result.</returns>
+    public static ValueTask<T> CallAsync<TState, T>(TState state, Func<TState, ValueTask<T>> call, TimeSpan timeout, Action<Exception>? retrying = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(call);
+        ValueTask<T> attempt;
+        try
+        {
+            attempt = call(state);
+        }
+        catch (Exception exception) when (IsTransient(exception))
+        {
+            attempt = ValueTask.FromException<T>(exception);
+        }
+
+        return attempt.IsCompletedSuccessfully && !cancellationToken.IsCancellationRequested
+            ? attempt
+            : RetryAsync(attempt, state, call, timeout, retrying, cancellationToken);
+    }
+
+    /// <summary>Whether <paramref name="exception"/> says only that the shard could not be reached for now.</summary>
+    public static bool IsTransient(Exception exception) =>
+        exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or GatewayTooBusyException
+            or Orleans.Runtime.Messaging.ConnectionFailedException;
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private static async ValueTask<T> RetryAsync<TState, T>(
+        ValueTask<T> attempt, TState state, Func<TState, ValueTask<T>> call, TimeSpan timeout, Action<Exception>? retrying, CancellationToken cancellationToken)
+    {
         var started = Stopwatch.GetTimestamp();
         var backoff = FirstBackoff;
         while (true)
         {
             try
             {
-                return await call().ConfigureAwait(false);
+                return cancellationToken.CanBeCanceled
+                    ? await attempt.AsTask().WaitAsync(cancellationToken).ConfigureAwait(false)
+                    : await attempt.ConfigureAwait(false);
             }
             catch (Exception exception) when (IsTransient(exception) && Stopwatch.GetElapsedTime(started) + backoff < timeout)
             {
                 retrying?.Invoke(exception);
-                await Task.Delay(backoff, TimeProvider.System).ConfigureAwait(false);
+                await Task.Delay(backoff, TimeProvider.System, cancellationToken).ConfigureAwait(false);
                 backoff = TimeSpan.FromTicks(Math.Min(backoff.Ticks * 2, LongestBackoff.Ticks));
+            }
+
+            try
+            {
+                attempt = call(state);
+            }
+            catch (Exception exception) when (IsTransient(exception))
+            {
+                attempt = ValueTask.FromException<T>(exception);
             }
         }
     }
-
-    /// <summary>Whether <paramref name="exception"/> says only that the shard could not be reached for now.</summary>
-    public static bool IsTransient(Exception exception) =>
-        exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or GatewayTooBusyException;
 }

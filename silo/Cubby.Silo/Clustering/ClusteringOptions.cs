@@ -19,13 +19,13 @@ public sealed class ClusteringOptions
     /// Orleans' service id: stable across deployments of the same cache (reminders are kept under it), while
     /// <c>Cubby:ClusterId</c> may change from one deployment to the next.
     /// </summary>
-    public string ServiceId { get; set; } = "cubby";
+    public string ServiceId { get; set; } = CubbyDefaults.ServiceId;
 
     /// <summary>The port silos talk to each other on (Orleans' silo port); 0 picks a free one.</summary>
     public int SiloPort { get; set; } = 11111;
 
     /// <summary>The port Orleans clients connect to (Orleans' gateway port); 0 picks a free one.</summary>
-    public int GatewayPort { get; set; } = 30000;
+    public int GatewayPort { get; set; } = CubbyDefaults.GatewayPort;
 
     /// <summary>How long a silo waits for a probe's answer before counting it missed.</summary>
     public TimeSpan ProbeTimeout { get; set; } = TimeSpan.FromSeconds(1);

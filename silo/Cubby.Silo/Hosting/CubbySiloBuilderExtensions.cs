@@ -59,6 +59,7 @@ public static class CubbySiloBuilderExtensions
     internal static GrainSettings GrainSettingsOf(SiloOptions options) => new()
     {
         SlotCount = options.SlotCount,
+        MaxKeyBytes = options.MaxKeyBytes,
         MaxValueBytes = options.MaxValueBytes,
         MaxMemoryBytes = options.EffectiveMaxMemoryBytes,
         EvictionSamples = options.EvictionSamples,

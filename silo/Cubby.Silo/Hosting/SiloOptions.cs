@@ -31,10 +31,10 @@ public sealed class SiloOptions
     public int SlotCount { get; set; } = Sharding.ShardMap.DefaultSlotCount;
 
     /// <summary>The longest key accepted, in bytes.</summary>
-    public int MaxKeyBytes { get; set; } = 16 * 1024;
+    public int MaxKeyBytes { get; set; } = CubbyDefaults.MaxKeyBytes;
 
     /// <summary>The largest value (and any other single argument) accepted, in bytes.</summary>
-    public int MaxValueBytes { get; set; } = 16 * 1024 * 1024;
+    public int MaxValueBytes { get; set; } = CubbyDefaults.MaxValueBytes;
 
     /// <summary>The most arguments one command may have.</summary>
     public int MaxArguments { get; set; } = 1024 * 1024;
@@ -69,7 +69,7 @@ public sealed class SiloOptions
     /// <summary>
     /// The cluster this silo belongs to (Orleans' cluster id); several clusters may share one membership database.
     /// </summary>
-    public string ClusterId { get; set; } = "cubby";
+    public string ClusterId { get; set; } = CubbyDefaults.ClusterId;
 
     /// <summary>Orleans' clustering, endpoints and failure detection (<c>Cubby:Clustering</c>).</summary>
     public ClusteringOptions Clustering { get; set; } = new();

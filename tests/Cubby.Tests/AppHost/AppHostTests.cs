@@ -59,7 +59,7 @@ public sealed class AppHostTests : IDisposable
         Assert.Equal(1, visits.GetProperty("visits").GetInt32());
         Assert.Equal(2, again.GetProperty("visits").GetInt32());
         var owner = await _http.GetFromJsonAsync<JsonElement>(new Uri(web, "/owner/primes:1000"));
-        Assert.Contains(owner.GetProperty("silo").GetString(), new[] { "silo-1", "silo-2", "silo-3" }.Select(silo => resources[silo]["resp"]));
+        Assert.Contains(owner.GetProperty("silo").GetString(), new[] { "silo-1", "silo-2", "silo-3" }.Select(silo => resources[silo]["silo"]));
 
         host.Signal(AppHostProcess.SigInt);
         Assert.Equal(0, await host.WaitForExitAsync(StopTimeout));

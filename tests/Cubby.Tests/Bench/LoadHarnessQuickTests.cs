@@ -18,7 +18,7 @@ public sealed class LoadHarnessQuickTests
     private static readonly string[] Workloads =
     [
         "rb-set-c64-P1", "rb-get-c64-P1", "rb-set-c64-P16", "rb-get-c64-P16", "rb-set-c8-P1", "rb-get-c8-P1",
-        "client-set", "client-get", "se-set", "se-get", "distcache-set", "distcache-get",
+        "client-set", "client-get", "se-set", "se-get", "distcache-set", "distcache-get", "rediscache-set", "rediscache-get",
     ];
 
     private static string Harness => Path.Combine(AppContext.BaseDirectory, "Cubby.Load.dll");
@@ -46,7 +46,8 @@ public sealed class LoadHarnessQuickTests
             foreach (var workload in Workloads)
             {
                 var cubbyOnly = workload.StartsWith("distcache", StringComparison.Ordinal) || workload.StartsWith("client", StringComparison.Ordinal);
-                foreach (var server in Servers.Where(s => !cubbyOnly || s == "cubby"))
+                var peersOnly = workload.StartsWith("rediscache", StringComparison.Ordinal);
+                foreach (var server in Servers.Where(s => cubbyOnly ? s == "cubby" : !peersOnly || s != "cubby"))
                 {
                     expected++;
                     var row = Assert.Single(rows, r => r.GetProperty("workload").GetString() == workload && r.GetProperty("server").GetString() == server);
@@ -60,6 +61,8 @@ public sealed class LoadHarnessQuickTests
 
             var markdown = await File.ReadAllTextAsync(stem + ".md");
             Assert.Contains("| Cubby/Redis | Cubby/Garnet |", markdown, StringComparison.Ordinal);
+            Assert.Contains("## IDistributedCache: Cubby's vs AddStackExchangeRedisCache", markdown, StringComparison.Ordinal);
+            Assert.Matches(@"\| get \| [0-9.]+[kM]? \| [0-9.]+[kM]? \| [0-9.]+× \|", markdown);
             foreach (var workload in Workloads)
             {
                 Assert.Contains($"| {workload} |", markdown, StringComparison.Ordinal);

@@ -8,8 +8,8 @@ using Microsoft.Extensions.Caching.Distributed;
 namespace Cubby.Tests.Client;
 
 /// <summary>
-/// Cancellation before and after a command is sent, and timeouts; afterwards the shared connection must still hand each
-/// caller its own reply (a cancelled or timed-out call keeps its place in the reply order).
+/// Cancellation before and after a call is sent, and timeouts, with a shard that holds calls about one key unanswered;
+/// afterwards every other call still gets its own answer.
 /// </summary>
 public sealed class CancellationAndTimeoutTests
 {
@@ -25,7 +25,7 @@ public sealed class CancellationAndTimeoutTests
         var token = cancelled.Token;
         var factoryRuns = 0;
 
-        var sent = await SiloProbe.CommandsSentByAsync(harness.Monitor, async () =>
+        var sent = await harness.Silo.ShardCalls.CallsDuringAsync(async () =>
         {
             List<Func<Task>> calls =
             [
@@ -76,46 +76,28 @@ public sealed class CancellationAndTimeoutTests
     }
 
     [Fact]
-    public async Task Cancelling_while_the_reply_is_pending_ends_the_wait_at_once_and_later_calls_get_their_own_replies()
+    public async Task Cancelling_a_call_its_shard_has_not_answered_ends_the_wait_at_once_and_other_calls_go_on()
     {
-        await using var setup = await ProxiedClient.StartAsync(o => o.OperationTimeout = TimeSpan.FromMinutes(1));
-        var client = setup.Client;
-        for (var i = 0; i < 5; i++)
-        {
-            await client.PutAsync($"key:{i}", Value(i));
-        }
-
-        var hits = await SiloProbe.InfoAsync(setup.Monitor, "stats", "keyspace_hits");
-        setup.Proxy.PauseReplies();
-        using var cancelGet = new CancellationTokenSource();
+        await using var harness = await ClientHarness.StartAsync(configure: o => o.OperationTimeout = TimeSpan.FromMinutes(1));
+        var client = harness.Client;
+        await WriteKeysAsync(client);
+        using var hold = harness.Silo.ShardCalls.Hold(HeldKey);
+        var callsBefore = harness.Silo.ShardCalls.Calls;
         using var cancelPut = new CancellationTokenSource();
-        var get = client.GetAsync("key:0", cancelGet.Token).AsTask();
-        var put = client.PutAsync("put-while-held", "applied"u8.ToArray(), null, cancelPut.Token).AsTask();
+        var put = client.PutAsync(HeldKey, "applied"u8.ToArray(), null, cancelPut.Token).AsTask();
 
-        // Both commands have run on the silo; only their replies are held back.
-        await Poll.UntilAsync(async () =>
-            await SiloProbe.InfoAsync(setup.Monitor, "stats", "keyspace_hits") > hits && await SiloProbe.ExistsAsync(setup.Monitor, "put-while-held"));
-        Assert.False(get.IsCompleted);
+        // The put has reached its shard, which holds it unanswered.
+        await Poll.UntilAsync(() => harness.Silo.ShardCalls.Calls > callsBefore, what: "the put to reach its shard");
         Assert.False(put.IsCompleted);
 
-        await cancelGet.CancelAsync();
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => get.WaitAsync(TestDeadlines.Call));
-        Assert.False(put.IsCompleted);
         await cancelPut.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => put.WaitAsync(TestDeadlines.Call));
+        await AssertInStepAsync(client, harness.Cache);
 
-        // Calls made while the cancelled calls' replies are still held line up behind them.
-        var queued = Enumerable.Range(1, 4).Select(i => client.GetAsync($"key:{i}").AsTask()).ToArray();
-        setup.Proxy.ResumeReplies();
-
-        var replies = await Task.WhenAll(queued).WaitAsync(TestDeadlines.Call);
-        for (var i = 1; i <= 4; i++)
-        {
-            Assert.Equal(Value(i), replies[i - 1]);
-        }
-
-        await AssertInStepAsync(client, setup.Cache);
-        Assert.Equal("applied"u8.ToArray(), await client.GetAsync("put-while-held"));
+        // Cancelling stopped only the wait: the put runs once its shard lets it.
+        hold.Dispose();
+        await Poll.UntilAsync(async () => await client.GetAsync(HeldKey) is not null, what: "the held put to be applied");
+        Assert.Equal("applied"u8.ToArray(), await client.GetAsync(HeldKey));
     }
 
     [Fact]
@@ -159,85 +141,52 @@ public sealed class CancellationAndTimeoutTests
     }
 
     [Fact]
-    public async Task A_reply_that_does_not_arrive_in_time_fails_the_call_with_TimeoutException_and_later_calls_get_their_own_replies()
+    public async Task A_call_without_an_answer_in_time_fails_with_TimeoutException_naming_the_key_and_setting_and_other_calls_go_on()
     {
         // Long enough that calls which should succeed do so on a loaded machine (the suite runs Orleans silos beside
-        // this test on 2 cores; 1.5 s once ran out in CI), short enough to wait out.
+        // this test on 2 cores), short enough to wait out.
         var timeout = TimeSpan.FromSeconds(3);
-        await using var setup = await ProxiedClient.StartAsync(o => o.OperationTimeout = timeout);
-        var client = setup.Client;
-        for (var i = 0; i < 5; i++)
+        await using var harness = await ClientHarness.StartAsync(configure: o => o.OperationTimeout = timeout);
+        var client = harness.Client;
+        await WriteKeysAsync(client);
+        using (harness.Silo.ShardCalls.Hold(HeldKey))
         {
-            RespAssert.Ok(await setup.Monitor.CallAsync("SET", $"key:{i}", Value(i)));
+            var clock = Stopwatch.StartNew();
+            var get = client.GetAsync(HeldKey).AsTask();
+            var put = client.PutAsync(HeldKey, "applied"u8.ToArray()).AsTask();
+            var syncGet = Task.Factory.StartNew(
+                () => Assert.Throws<TimeoutException>(() => harness.Cache.Get(HeldKey)),
+                CancellationToken.None,
+                TaskCreationOptions.LongRunning,
+                TaskScheduler.Default);
+
+            var error = await Assert.ThrowsAsync<TimeoutException>(() => get.WaitAsync(TestDeadlines.Call));
+            Assert.True(clock.Elapsed >= timeout - TimeSpan.FromMilliseconds(15), $"timed out after {clock.Elapsed}");
+            Assert.Contains($"'{HeldKey}'", error.Message, StringComparison.Ordinal);
+            Assert.Contains("Cubby:Client:OperationTimeout", error.Message, StringComparison.Ordinal);
+            await Assert.ThrowsAsync<TimeoutException>(() => put.WaitAsync(TestDeadlines.Call));
+            var syncError = await syncGet.WaitAsync(TestDeadlines.Call);
+            Assert.Contains("Cubby:Client:OperationTimeout", syncError.Message, StringComparison.Ordinal);
+            await AssertInStepAsync(client, harness.Cache);
         }
 
-        Assert.Equal(Value(0), await client.GetAsync("key:0"));
-
-        setup.Proxy.PauseReplies();
-        var clock = Stopwatch.StartNew();
-        var get = client.GetAsync("key:0").AsTask();
-        var put = client.PutAsync("put-while-held", "applied"u8.ToArray()).AsTask();
-        var syncGet = Task.Factory.StartNew(
-            () => Assert.Throws<TimeoutException>(() => setup.Cache.Get("key:1")),
-            CancellationToken.None,
-            TaskCreationOptions.LongRunning,
-            TaskScheduler.Default);
-
-        await Assert.ThrowsAsync<TimeoutException>(() => get.WaitAsync(TestDeadlines.Call));
-        Assert.True(clock.Elapsed >= timeout - TimeSpan.FromMilliseconds(15), $"timed out after {clock.Elapsed}");
-        await Assert.ThrowsAsync<TimeoutException>(() => put.WaitAsync(TestDeadlines.Call));
-        var syncError = await syncGet.WaitAsync(TestDeadlines.Call);
-        Assert.Contains("OperationTimeout", syncError.Message, StringComparison.Ordinal);
-
-        setup.Proxy.ResumeReplies();
-        await AssertInStepAsync(client, setup.Cache);
-        Assert.True(await SiloProbe.ExistsAsync(setup.Monitor, "put-while-held"));
+        // Once its shard answers again, the key serves calls as before.
+        await client.PutAsync(HeldKey, "later"u8.ToArray());
+        Assert.Equal("later"u8.ToArray(), await client.GetAsync(HeldKey));
     }
 
-    [Fact]
-    public async Task A_tiny_operation_timeout_fails_a_large_read_and_the_connection_stays_in_step()
+    // A key whose shard none of the other keys here share, so holding it holds nothing else.
+    private const string HeldKey = "held";
+
+    private static async Task WriteKeysAsync(ICubbyClient client)
     {
-        var timeout = TimeSpan.FromMilliseconds(1);
-        await using var setup = await ProxiedClient.StartAsync(o => o.OperationTimeout = TimeSpan.FromMinutes(1));
-        var large = new byte[8 * 1024 * 1024];
-        new Random(5).NextBytes(large);
-        await setup.Client.PutAsync("large", large);
-
-        // A second client on the same silo with a 1 ms budget: the large reply cannot arrive in time while held.
-        var options = new CubbyClientOptions { OperationTimeout = timeout };
-        options.Endpoints.Add($"127.0.0.1:{setup.Proxy.EndPoint.Port}");
-        using var hasty = new CubbyClient(Microsoft.Extensions.Options.Options.Create(options));
-        await Poll.UntilAsync(async () =>
+        var shards = new Cubby.Sharding.ShardMap();
+        string[] others = [.. Enumerable.Range(0, 5).Select(i => $"key:{i}"), "in-step", "in-step-missing"];
+        Assert.DoesNotContain(shards.SlotOf(HeldKey), others.Select(shards.SlotOf));
+        for (var i = 0; i < 5; i++)
         {
-            try
-            {
-                return await hasty.ExistsAsync("large");
-            }
-            catch (Exception exception) when (exception is TimeoutException or CubbyConnectionException)
-            {
-                // With a 1 ms budget any call may time out, connecting included.
-                return false;
-            }
-        });
-
-        setup.Proxy.PauseReplies();
-        var read = hasty.GetAsync("large").AsTask();
-        await Assert.ThrowsAsync<TimeoutException>(() => read.WaitAsync(TestDeadlines.Call));
-        setup.Proxy.ResumeReplies();
-
-        await Poll.UntilAsync(async () =>
-        {
-            try
-            {
-                return await hasty.ExistsAsync("large") && !await hasty.ExistsAsync("nothing");
-            }
-            catch (Exception exception) when (exception is TimeoutException or CubbyConnectionException)
-            {
-                // With a 1 ms budget any call may time out.
-                return false;
-            }
-        });
-        Assert.Equal(large, await setup.Client.GetAsync("large"));
+            await client.PutAsync($"key:{i}", Value(i));
+        }
     }
 
     private static byte[] Value(int i) => Encoding.UTF8.GetBytes($"value {i} " + new string('v', i * 13));

@@ -1,32 +1,41 @@
 using System.Text;
 using System.Text.Json;
 using Cubby.Client;
-using Cubby.Resp;
 using Cubby.Tests.Infrastructure;
 
 namespace Cubby.Tests.Client;
 
-/// <summary>Every <see cref="ICubbyClient"/> member end to end against an in-process silo, in RESP2 and RESP3.</summary>
+/// <summary>
+/// Every <see cref="ICubbyClient"/> member end to end against an in-process silo, through its Orleans gateway and from
+/// inside its host; a RESP connection only looks at what the client stored.
+/// </summary>
 public sealed class ClientApiTests
 {
     private static readonly Forecast Oslo = new("Oslo", new DateTimeOffset(2026, 3, 1, 6, 0, 0, TimeSpan.FromHours(1)), [-3.5, -2, 0.25, 1.75], null);
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task The_client_speaks_the_configured_protocol_on_one_connection(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task The_client_calls_the_shard_grains_and_never_opens_a_RESP_connection(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
-        await harness.WarmUpAsync();
+        await using var harness = await ClientHarness.StartAsync(route);
+        var calls = await harness.Silo.ShardCalls.CallsDuringAsync(async () =>
+        {
+            await harness.Client.PutAsync("grain-only", "v"u8.ToArray());
+            Assert.Equal("v"u8.ToArray(), await harness.Client.GetAsync("grain-only"));
+            Assert.Equal("v"u8.ToArray(), await harness.Cache.GetAsync("grain-only"));
+        });
 
-        var client = Assert.Single(await SiloProbe.OtherClientsAsync(harness.Monitor));
-        Assert.Contains($" resp={(int)protocol} ", client, StringComparison.Ordinal);
+        // One shard call per operation, and the monitor is the RESP port's only client.
+        Assert.Equal(3, calls);
+        Assert.Empty(await SiloProbe.OtherClientsAsync(harness.Monitor));
+        RespAssert.Bulk("v", await harness.Monitor.CallAsync("GET", "grain-only"));
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task PutAsync_reports_Created_then_Updated_and_GetAsync_reads_the_latest_bytes(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task PutAsync_reports_Created_then_Updated_and_GetAsync_reads_the_latest_bytes(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var client = harness.Client;
         byte[] binary = [.. Enumerable.Range(0, 256).Select(i => (byte)i), .. "\r\n$-1\r\n*3\r\n"u8];
 
@@ -46,10 +55,10 @@ public sealed class ClientApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task A_multi_megabyte_value_round_trips_intact(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task A_multi_megabyte_value_round_trips_intact(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var value = new byte[3 * 1024 * 1024 + 17];
         new Random(42).NextBytes(value);
 
@@ -59,12 +68,11 @@ public sealed class ClientApiTests
         Assert.Equal(value, (await harness.Client.GetEntryAsync("big"))!.Value);
     }
 
-    [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task GetEntryAsync_returns_value_flags_and_time_to_live(RespVersion protocol)
+    [Fact]
+    public async Task GetEntryAsync_returns_value_flags_and_time_to_live()
     {
         var time = new FakeTimeProvider();
-        await using var harness = await ClientHarness.StartAsync(protocol, time);
+        await using var harness = await ClientHarness.StartAsync(time: time);
         var client = harness.Client;
         await client.PutAsync("plain", "v"u8.ToArray());
         await client.PutAsync("expiring", "e"u8.ToArray(), CacheEntryOptions.ExpiresIn(TimeSpan.FromMilliseconds(90_250)));
@@ -85,10 +93,10 @@ public sealed class ClientApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task ExistsAsync_RefreshAsync_and_EvictAsync_report_whether_the_entry_was_there(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task ExistsAsync_RefreshAsync_and_EvictAsync_report_whether_the_entry_was_there(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var client = harness.Client;
         await client.PutAsync("here", "v"u8.ToArray());
 
@@ -105,12 +113,11 @@ public sealed class ClientApiTests
         Assert.Null(await client.GetAsync("here"));
     }
 
-    [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task GetTimeToLiveAsync_is_null_when_missing_infinite_without_expiry_and_exact_with_one(RespVersion protocol)
+    [Fact]
+    public async Task GetTimeToLiveAsync_is_null_when_missing_infinite_without_expiry_and_exact_with_one()
     {
         var time = new FakeTimeProvider();
-        await using var harness = await ClientHarness.StartAsync(protocol, time);
+        await using var harness = await ClientHarness.StartAsync(time: time);
         var client = harness.Client;
         await client.PutAsync("forever", "v"u8.ToArray());
         await client.PutAsync("soon", "v"u8.ToArray(), CacheEntryOptions.ExpiresAt(time.GetUtcNow().AddMilliseconds(4321)));
@@ -126,10 +133,10 @@ public sealed class ClientApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task PutObjectAsync_and_GetObjectAsync_round_trip_a_record_as_web_style_json(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task PutObjectAsync_and_GetObjectAsync_round_trip_a_record_as_web_style_json(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var client = harness.Client;
 
         Assert.Equal(WriteOutcome.Created, await client.PutObjectAsync("forecast", Oslo));
@@ -148,11 +155,11 @@ public sealed class ClientApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task A_source_generated_json_context_serializes_objects(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task A_source_generated_json_context_serializes_objects(ClientRoute route)
     {
         await using var harness = await ClientHarness.StartAsync(
-            protocol,
+            route,
             configure: o => o.JsonSerializerOptions = new JsonSerializerOptions { TypeInfoResolver = ForecastJsonContext.Default });
         var client = harness.Client;
 
@@ -167,12 +174,11 @@ public sealed class ClientApiTests
         Assert.False(await SiloProbe.ExistsAsync(harness.Monitor, "unknown"));
     }
 
-    [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task GetOrCreateAsync_runs_the_factory_only_on_a_miss_and_stores_its_result(RespVersion protocol)
+    [Fact]
+    public async Task GetOrCreateAsync_runs_the_factory_only_on_a_miss_and_stores_its_result()
     {
         var time = new FakeTimeProvider();
-        await using var harness = await ClientHarness.StartAsync(protocol, time);
+        await using var harness = await ClientHarness.StartAsync(time: time);
         var client = harness.Client;
         var runs = 0;
         ValueTask<Forecast> Factory(CancellationToken token)
@@ -198,10 +204,10 @@ public sealed class ClientApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task GetOrCreateAsync_with_50_concurrent_callers_for_one_missing_key_runs_the_factory_once(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task GetOrCreateAsync_with_50_concurrent_callers_for_one_missing_key_runs_the_factory_once(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var client = harness.Client;
         await harness.WarmUpAsync();
         var runs = 0;
@@ -261,10 +267,10 @@ public sealed class ClientApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task A_failing_factory_fails_its_callers_stores_nothing_and_a_later_call_runs_it_again(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task A_failing_factory_fails_its_callers_stores_nothing_and_a_later_call_runs_it_again(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var client = harness.Client;
 
         await Assert.ThrowsAsync<InvalidOperationException>(async () =>
@@ -276,10 +282,10 @@ public sealed class ClientApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task A_value_put_Compressed_is_stored_compressed_and_read_back_as_the_original(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task A_value_put_Compressed_is_stored_compressed_and_read_back_as_the_original(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var client = harness.Client;
         var original = Encoding.UTF8.GetBytes(string.Concat(Enumerable.Repeat("the quick brown fox jumps over the lazy dog; ", 400)));
         var compressed = new CacheEntryOptions { Flags = CacheEntryFlags.Compressed };
@@ -312,10 +318,10 @@ public sealed class ClientApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task A_value_flagged_Compressed_that_is_not_Brotli_is_reported_naming_the_key(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task A_value_flagged_Compressed_that_is_not_Brotli_is_reported_naming_the_key(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         await harness.Monitor.CallAsync("CUBBY.SET", "corrupt", "not brotli at all", "FLAGS", "1");
 
         var error = await Assert.ThrowsAsync<CubbyException>(async () => await harness.Client.GetAsync("corrupt"));
@@ -324,5 +330,40 @@ public sealed class ClientApiTests
         // The connection is still in step.
         await harness.Client.PutAsync("after", "ok"u8.ToArray());
         Assert.Equal("ok"u8.ToArray(), await harness.Client.GetAsync("after"));
+    }
+
+    [Theory]
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task The_batch_forms_make_one_call_per_shard_and_keep_the_callers_order(ClientRoute route)
+    {
+        await using var harness = await ClientHarness.StartAsync(route);
+        var client = harness.Client;
+        var shards = new Cubby.Sharding.ShardMap();
+        var keys = Enumerable.Range(0, 30).Select(i => $"batch:{i}").Append("{tag}a").Append("{tag}b").ToArray();
+        var shardCount = keys.Select(shards.SlotOf).Distinct().Count();
+        Assert.True(shardCount < keys.Length, "two keys share a shard through their hash tag");
+        await client.PutAsync("batch:3", "old"u8.ToArray());
+        WriteOutcome[] written = [];
+
+        var puts = await harness.Silo.ShardCalls.CallsDuringAsync(async () =>
+            written = await client.PutManyAsync([.. keys.Select(key => new KeyValuePair<string, ReadOnlyMemory<byte>>(key, Encoding.UTF8.GetBytes("v:" + key)))], CacheEntryOptions.ExpiresIn(TimeSpan.FromMinutes(1))));
+        Assert.Equal(shardCount, puts);
+        Assert.Equal(keys.Select(key => key == "batch:3" ? WriteOutcome.Updated : WriteOutcome.Created), written);
+        Assert.InRange((await client.GetTimeToLiveAsync("{tag}b"))!.Value, TimeSpan.FromSeconds(50), TimeSpan.FromMinutes(1));
+
+        byte[]?[] read = [];
+        string[] asked = ["missing", .. keys.Reverse(), "batch:0"];
+        var gets = await harness.Silo.ShardCalls.CallsDuringAsync(async () => read = await client.GetManyAsync(asked));
+        Assert.Equal(asked.Select(shards.SlotOf).Distinct().Count(), gets);
+        Assert.Null(read[0]);
+        for (var i = 1; i < asked.Length; i++)
+        {
+            Assert.Equal(Encoding.UTF8.GetBytes("v:" + asked[i]), read[i]);
+        }
+
+        Assert.Empty(await client.GetManyAsync([]));
+        Assert.Equal(keys.Length, await client.EvictManyAsync([.. keys, "missing"]));
+        Assert.All(await client.GetManyAsync(keys), Assert.Null);
+        Assert.Equal(0, await client.EvictManyAsync(keys));
     }
 }

@@ -25,6 +25,10 @@ public sealed class ClientBadInputTests
         ("PutObjectAsync", async () => await client.PutObjectAsync(key, 1)),
         ("GetObjectAsync", async () => await client.GetObjectAsync<int>(key)),
         ("GetOrCreateAsync", async () => await client.GetOrCreateAsync(key, _ => ValueTask.FromResult(1))),
+        ("GetManyAsync", async () => await client.GetManyAsync(["fine", key])),
+        ("PutManyAsync", async () => await client.PutManyAsync([new("fine", new byte[] { 1 }), new(key, new byte[] { 1 })])),
+        ("EvictManyAsync", async () => await client.EvictManyAsync(["fine", key])),
+        ("GetOwnerAsync", async () => await client.GetOwnerAsync(key)),
         ("Get", () => Task.FromResult(cache.Get(key))),
         ("GetAsync(cache)", () => cache.GetAsync(key)),
         ("Set", () => { cache.Set(key, [1], NoExpiry); return Task.CompletedTask; }),
@@ -45,6 +49,7 @@ public sealed class ClientBadInputTests
         ("PutAsync", async () => await client.PutAsync("v", new byte[size])),
         ("PutAsync(compressed)", async () => await client.PutAsync("v", new byte[size], new CacheEntryOptions { Flags = CacheEntryFlags.Compressed })),
         ("PutObjectAsync", async () => await client.PutObjectAsync("v", new string('o', size - 2))),
+        ("PutManyAsync", async () => await client.PutManyAsync([new("v", new byte[size])])),
         ("Set", () => { cache.Set("v", new byte[size], NoExpiry); return Task.CompletedTask; }),
         ("SetAsync", () => cache.SetAsync("v", new byte[size], NoExpiry)),
         ("Set(sequence)", () => { cache.Set("v", Resp.Sequences.Split(new byte[size], size / 2), NoExpiry); return Task.CompletedTask; }),
@@ -55,7 +60,7 @@ public sealed class ClientBadInputTests
     public async Task A_null_key_throws_ArgumentNullException_everywhere_and_sends_nothing()
     {
         await using var harness = await StartAsync();
-        var sent = await SiloProbe.CommandsSentByAsync(harness.Monitor, async () =>
+        var sent = await harness.Silo.ShardCalls.CallsDuringAsync(async () =>
         {
             foreach (var (name, call) in KeyedCalls(harness.Client, harness.BufferCache, null!))
             {
@@ -71,7 +76,7 @@ public sealed class ClientBadInputTests
     public async Task An_empty_key_throws_ArgumentException_everywhere_and_sends_nothing()
     {
         await using var harness = await StartAsync();
-        var sent = await SiloProbe.CommandsSentByAsync(harness.Monitor, async () =>
+        var sent = await harness.Silo.ShardCalls.CallsDuringAsync(async () =>
         {
             foreach (var (name, call) in KeyedCalls(harness.Client, harness.BufferCache, string.Empty))
             {
@@ -91,7 +96,7 @@ public sealed class ClientBadInputTests
         // 33 two-byte characters: 33 chars but 66 UTF-8 bytes, over the limit of 64.
         foreach (var key in (string[])[new string('k', MaxKeyBytes + 1), new string('é', (MaxKeyBytes / 2) + 1), new string('€', 22)])
         {
-            var sent = await SiloProbe.CommandsSentByAsync(harness.Monitor, async () =>
+            var sent = await harness.Silo.ShardCalls.CallsDuringAsync(async () =>
             {
                 foreach (var (name, call) in KeyedCalls(harness.Client, harness.BufferCache, key))
                 {
@@ -115,7 +120,7 @@ public sealed class ClientBadInputTests
     public async Task A_value_over_MaxValueBytes_throws_ArgumentException_naming_the_limit_and_sends_nothing()
     {
         await using var harness = await StartAsync();
-        var sent = await SiloProbe.CommandsSentByAsync(harness.Monitor, async () =>
+        var sent = await harness.Silo.ShardCalls.CallsDuringAsync(async () =>
         {
             foreach (var (name, call) in ValueCalls(harness.Client, harness.BufferCache, MaxValueBytes + 1))
             {
@@ -162,7 +167,7 @@ public sealed class ClientBadInputTests
             ("GetOrCreateAsync factory", "factory", async () => await harness.Client.GetOrCreateAsync<int>("k", null!)),
         ];
 
-        var sent = await SiloProbe.CommandsSentByAsync(harness.Monitor, async () =>
+        var sent = await harness.Silo.ShardCalls.CallsDuringAsync(async () =>
         {
             foreach (var (name, parameter, call) in calls)
             {
@@ -173,6 +178,27 @@ public sealed class ClientBadInputTests
 
         Assert.Equal(0, sent);
         Assert.False(await SiloProbe.ExistsAsync(harness.Monitor, "k"));
+    }
+
+    [Fact]
+    public async Task The_silo_refuses_keys_and_values_over_its_own_limits_when_a_client_allows_more_naming_its_settings()
+    {
+        await using var harness = await ClientHarness.StartAsync(configureSilo: o =>
+        {
+            o.MaxKeyBytes = MaxKeyBytes;
+            o.MaxValueBytes = MaxValueBytes;
+        });
+
+        var key = await Assert.ThrowsAsync<ArgumentException>(async () => await harness.Client.PutAsync(new string('k', MaxKeyBytes + 1), new byte[] { 1 }));
+        Assert.Contains("Cubby:MaxKeyBytes", key.Message, StringComparison.Ordinal);
+        var value = await Assert.ThrowsAsync<ArgumentException>(async () => await harness.Client.PutAsync("v", new byte[MaxValueBytes + 1]));
+        Assert.Contains("Cubby:MaxValueBytes", value.Message, StringComparison.Ordinal);
+        var many = await Assert.ThrowsAsync<ArgumentException>(async () => await harness.Client.PutManyAsync([new("ok", new byte[] { 1 }), new("v", new byte[MaxValueBytes + 1])]));
+        Assert.Contains("Cubby:MaxValueBytes", many.Message, StringComparison.Ordinal);
+        Assert.False(await SiloProbe.ExistsAsync(harness.Monitor, "v"));
+
+        // The silo goes on serving.
+        Assert.Equal(WriteOutcome.Created, await harness.Client.PutAsync("fits", new byte[MaxValueBytes]));
     }
 
     private static async Task<ClientHarness> StartAsync()

@@ -1,5 +1,4 @@
 using Cubby.Client;
-using Cubby.Resp;
 using Cubby.Tests.Infrastructure;
 using Microsoft.Extensions.Caching.Distributed;
 
@@ -41,7 +40,7 @@ public sealed class ClientExpiryTests
         var now = time.GetUtcNow();
         var pastOptions = new DistributedCacheEntryOptions { AbsoluteExpiration = past };
 
-        var sent = await SiloProbe.CommandsSentByAsync(harness.Monitor, async () =>
+        var sent = await harness.Silo.ShardCalls.CallsDuringAsync(async () =>
         {
             var thrown = new List<ArgumentOutOfRangeException>
             {
@@ -66,7 +65,7 @@ public sealed class ClientExpiryTests
         await using var harness = await ClientHarness.StartAsync();
         await harness.WarmUpAsync();
         var client = harness.Client;
-        var sent = await SiloProbe.CommandsSentByAsync(harness.Monitor, async () =>
+        var sent = await harness.Silo.ShardCalls.CallsDuringAsync(async () =>
         {
             foreach (var bad in (TimeSpan[])[TimeSpan.Zero, TimeSpan.FromTicks(-1), TimeSpan.FromSeconds(-5)])
             {
@@ -111,12 +110,11 @@ public sealed class ClientExpiryTests
         }
     }
 
-    [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task A_sliding_entry_lives_while_it_is_read_and_expires_a_window_after_the_last_read(RespVersion protocol)
+    [Fact]
+    public async Task A_sliding_entry_lives_while_it_is_read_and_expires_a_window_after_the_last_read()
     {
         var time = new FakeTimeProvider();
-        await using var harness = await ClientHarness.StartAsync(protocol, time);
+        await using var harness = await ClientHarness.StartAsync(time: time);
         var client = harness.Client;
         await client.PutAsync("read", "r"u8.ToArray(), CacheEntryOptions.Sliding(Window));
         harness.Cache.Set("cache-read", [2], new DistributedCacheEntryOptions { SlidingExpiration = Window });
@@ -144,12 +142,11 @@ public sealed class ClientExpiryTests
         Assert.Null(harness.Cache.Get("cache-read"));
     }
 
-    [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task Refresh_slides_the_window_without_returning_the_value(RespVersion protocol)
+    [Fact]
+    public async Task Refresh_slides_the_window_without_returning_the_value()
     {
         var time = new FakeTimeProvider();
-        await using var harness = await ClientHarness.StartAsync(protocol, time);
+        await using var harness = await ClientHarness.StartAsync(time: time);
         var client = harness.Client;
         await client.PutAsync("refreshed", new byte[] { 1 }, CacheEntryOptions.Sliding(Window));
 
@@ -177,12 +174,11 @@ public sealed class ClientExpiryTests
         Assert.Null(await client.GetAsync("refreshed"));
     }
 
-    [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task A_sliding_window_never_extends_past_the_absolute_expiry(RespVersion protocol)
+    [Fact]
+    public async Task A_sliding_window_never_extends_past_the_absolute_expiry()
     {
         var time = new FakeTimeProvider();
-        await using var harness = await ClientHarness.StartAsync(protocol, time);
+        await using var harness = await ClientHarness.StartAsync(time: time);
         var client = harness.Client;
         var deadline = time.GetUtcNow().AddSeconds(23);
         await client.PutAsync("capped", new byte[] { 1 }, new CacheEntryOptions { SlidingExpiration = Window, AbsoluteExpiration = deadline });
@@ -212,12 +208,11 @@ public sealed class ClientExpiryTests
         Assert.Null(harness.Cache.Get("cache-capped"));
     }
 
-    [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task Expiry_is_exact_to_the_millisecond(RespVersion protocol)
+    [Fact]
+    public async Task Expiry_is_exact_to_the_millisecond()
     {
         var time = new FakeTimeProvider();
-        await using var harness = await ClientHarness.StartAsync(protocol, time);
+        await using var harness = await ClientHarness.StartAsync(time: time);
         var client = harness.Client;
         await client.PutAsync("relative", new byte[] { 1 }, CacheEntryOptions.ExpiresIn(TimeSpan.FromMilliseconds(1_234)));
         await client.PutAsync("absolute", new byte[] { 1 }, CacheEntryOptions.ExpiresAt(time.GetUtcNow().AddMilliseconds(777)));

@@ -1,5 +1,4 @@
 using Cubby.Client;
-using Cubby.Resp;
 using Cubby.Silo.Hosting;
 using Cubby.Tests.Infrastructure;
 using Microsoft.Extensions.Caching.Distributed;
@@ -8,17 +7,17 @@ using Microsoft.Extensions.DependencyInjection;
 namespace Cubby.Tests.Client;
 
 /// <summary>
-/// An in-process silo, a client built the way an application builds it (DI, with the distributed cache), and a plain
-/// RESP connection to the silo for looking behind the client's back.
+/// An in-process silo, a client built the way an application builds it (DI, with the distributed cache) on the chosen
+/// route, and a plain RESP connection to the silo for looking behind the client's back.
 /// </summary>
 internal sealed class ClientHarness : IAsyncDisposable
 {
-    private readonly ServiceProvider _services;
+    private readonly ServiceProvider? _app;
 
-    private ClientHarness(TestSilo silo, ServiceProvider services, RespTestClient monitor)
+    private ClientHarness(TestSilo silo, IServiceProvider services, ServiceProvider? app, RespTestClient monitor)
     {
         Silo = silo;
-        _services = services;
+        _app = app;
         Monitor = monitor;
         Client = services.GetRequiredService<ICubbyClient>();
         Cache = services.GetRequiredService<IDistributedCache>();
@@ -35,31 +34,37 @@ internal sealed class ClientHarness : IAsyncDisposable
 
     public IBufferDistributedCache BufferCache { get; }
 
+    /// <summary>Starts a silo and a client on <paramref name="route"/>.</summary>
+    /// <param name="route">Through the gateway, or inside the silo's host.</param>
+    /// <param name="time">
+    /// The silo's entry clock, and the client's clock for absolute expiry; only on <see cref="ClientRoute.Gateway"/>,
+    /// since a co-hosted client shares the silo's services, whose Orleans runtime needs real time.
+    /// </param>
     public static async Task<ClientHarness> StartAsync(
-        RespVersion protocol = RespVersion.Resp3,
+        ClientRoute route = ClientRoute.Gateway,
         FakeTimeProvider? time = null,
         Action<CubbyClientOptions>? configure = null,
         Action<SiloOptions>? configureSilo = null)
     {
-        var silo = await TestSilo.StartAsync(configureSilo, time);
+        if (route == ClientRoute.CoHosted && time is not null)
+        {
+            throw new ArgumentException("A co-hosted client runs on the silo's real clock.", nameof(time));
+        }
+
+        var silo = await TestSilo.StartAsync(
+            configureSilo,
+            time,
+            route == ClientRoute.CoHosted ? services => services.AddCubbyClient(configure).AddCubbyDistributedCache() : null);
         try
         {
-            var endpoint = silo.RespEndPoint;
-            var services = new ServiceCollection();
-            if (time is not null)
+            var monitor = await silo.ConnectAsync();
+            if (route == ClientRoute.CoHosted)
             {
-                services.AddSingleton<TimeProvider>(time);
+                return new ClientHarness(silo, silo.Services, null, monitor);
             }
 
-            services.AddCubbyClient(o =>
-            {
-                o.Endpoints.Add($"127.0.0.1:{endpoint.Port}");
-                o.Protocol = protocol;
-                configure?.Invoke(o);
-            }).AddCubbyDistributedCache();
-            var provider = services.BuildServiceProvider();
-            var monitor = await silo.ConnectAsync();
-            return new ClientHarness(silo, provider, monitor);
+            var app = GatewayApp(silo, time, configure);
+            return new ClientHarness(silo, app, app, monitor);
         }
         catch
         {
@@ -68,13 +73,34 @@ internal sealed class ClientHarness : IAsyncDisposable
         }
     }
 
-    /// <summary>Makes the client open its connection, so later calls send only themselves.</summary>
+    /// <summary>An app's services with Cubby's gateway client for <paramref name="silo"/>; it connects on its first call.</summary>
+    public static ServiceProvider GatewayApp(TestSilo silo, TimeProvider? time = null, Action<CubbyClientOptions>? configure = null)
+    {
+        var services = new ServiceCollection();
+        if (time is not null)
+        {
+            services.AddSingleton(time);
+        }
+
+        services.AddCubbyClient(o =>
+        {
+            o.Endpoints.Add($"127.0.0.1:{silo.GatewayEndPoint.Port}");
+            configure?.Invoke(o);
+        }).AddCubbyDistributedCache();
+        return services.BuildServiceProvider();
+    }
+
+    /// <summary>Makes the client connect, so later calls send only themselves.</summary>
     public async Task WarmUpAsync() => Assert.False(await Client.ExistsAsync("warm-up").AsTask().WaitAsync(TestDeadlines.Call));
 
     public async ValueTask DisposeAsync()
     {
         await Monitor.DisposeAsync();
-        await _services.DisposeAsync();
+        if (_app is not null)
+        {
+            await _app.DisposeAsync();
+        }
+
         await Silo.DisposeAsync();
     }
 }

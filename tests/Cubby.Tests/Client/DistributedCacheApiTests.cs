@@ -1,6 +1,5 @@
 using System.Buffers;
 using Cubby.Client;
-using Cubby.Resp;
 using Cubby.Tests.Infrastructure;
 using Cubby.Tests.Resp;
 using Microsoft.Extensions.Caching.Distributed;
@@ -13,10 +12,10 @@ public sealed class DistributedCacheApiTests
     private static readonly DistributedCacheEntryOptions NoExpiry = new();
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task Set_and_Get_round_trip_sync_and_async(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task Set_and_Get_round_trip_sync_and_async(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var cache = harness.Cache;
 
         cache.Set("sync", [1, 2, 3], NoExpiry);
@@ -41,10 +40,10 @@ public sealed class DistributedCacheApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task Remove_and_RemoveAsync_delete_and_tolerate_a_missing_key(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task Remove_and_RemoveAsync_delete_and_tolerate_a_missing_key(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var cache = harness.Cache;
         cache.Set("a", [1], NoExpiry);
         cache.Set("b", [2], NoExpiry);
@@ -60,12 +59,11 @@ public sealed class DistributedCacheApiTests
         Assert.False(await SiloProbe.ExistsAsync(harness.Monitor, "b"));
     }
 
-    [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task Refresh_and_RefreshAsync_slide_the_window_without_creating_missing_keys(RespVersion protocol)
+    [Fact]
+    public async Task Refresh_and_RefreshAsync_slide_the_window_without_creating_missing_keys()
     {
         var time = new FakeTimeProvider();
-        await using var harness = await ClientHarness.StartAsync(protocol, time);
+        await using var harness = await ClientHarness.StartAsync(time: time);
         var cache = harness.Cache;
         cache.Set("session", [7], new DistributedCacheEntryOptions { SlidingExpiration = TimeSpan.FromSeconds(10) });
 
@@ -82,10 +80,10 @@ public sealed class DistributedCacheApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task TryGet_and_TryGetAsync_write_the_value_to_the_destination(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task TryGet_and_TryGetAsync_write_the_value_to_the_destination(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var cache = harness.BufferCache;
         var value = new byte[100_000];
         new Random(7).NextBytes(value);
@@ -107,10 +105,10 @@ public sealed class DistributedCacheApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task TryGet_decompresses_a_value_stored_Compressed(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task TryGet_decompresses_a_value_stored_Compressed(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var original = new byte[50_000];
         Array.Fill(original, (byte)'z');
         await harness.Client.PutAsync("packed", original, new CacheEntryOptions { Flags = CacheEntryFlags.Compressed });
@@ -124,10 +122,10 @@ public sealed class DistributedCacheApiTests
     }
 
     [Theory]
-    [MemberData(nameof(Protocols.Both), MemberType = typeof(Protocols))]
-    public async Task Set_and_SetAsync_of_a_multi_segment_sequence_store_the_bytes_in_order(RespVersion protocol)
+    [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
+    public async Task Set_and_SetAsync_of_a_multi_segment_sequence_store_the_bytes_in_order(ClientRoute route)
     {
-        await using var harness = await ClientHarness.StartAsync(protocol);
+        await using var harness = await ClientHarness.StartAsync(route);
         var cache = harness.BufferCache;
         var value = new byte[70_000];
         new Random(3).NextBytes(value);

@@ -55,7 +55,7 @@ public sealed class HybridCacheTests
     private static ServiceProvider App(TestSilo silo)
     {
         var services = new ServiceCollection();
-        services.AddCubbyClient(options => options.Endpoints.Add($"127.0.0.1:{silo.RespEndPoint.Port}")).AddCubbyDistributedCache();
+        services.AddCubbyClient(options => options.Endpoints.Add($"127.0.0.1:{silo.GatewayEndPoint.Port}")).AddCubbyDistributedCache();
         services.AddHybridCache();
         return services.BuildServiceProvider();
     }

@@ -64,7 +64,7 @@ public sealed partial class SerializerTests
     {
         await using var silo = await TestSilo.StartAsync();
         var services = new ServiceCollection();
-        services.AddCubbyClient(options => options.Endpoints.Add($"127.0.0.1:{silo.RespEndPoint.Port}")).UseMessagePack(TestShapes.GeneratedTypeShapeProvider);
+        services.AddCubbyClient(options => options.Endpoints.Add($"127.0.0.1:{silo.GatewayEndPoint.Port}")).UseMessagePack(TestShapes.GeneratedTypeShapeProvider);
         await using var provider = services.BuildServiceProvider();
         var client = provider.GetRequiredService<ICubbyClient>();
 

@@ -18,12 +18,13 @@ public sealed partial class SiloProcess : IDisposable
     private readonly Process _process;
     private readonly StringBuilder _output = new();
 
-    private SiloProcess(Process process, int respPort, int httpPort, int siloPort)
+    private SiloProcess(Process process, int respPort, int httpPort, int siloPort, int gatewayPort)
     {
         _process = process;
         RespPort = respPort;
         HttpPort = httpPort;
         SiloPort = siloPort;
+        GatewayPort = gatewayPort;
     }
 
     /// <summary>Where the silo was built: the test project references it, so it is copied next to the tests.</summary>
@@ -35,6 +36,12 @@ public sealed partial class SiloProcess : IDisposable
 
     /// <summary>The Orleans silo port, which other silos (and a Development cluster's joiners) reach it on.</summary>
     public int SiloPort { get; }
+
+    /// <summary>The Orleans gateway port, which Cubby's gateway client connects to.</summary>
+    public int GatewayPort { get; }
+
+    /// <summary>The gateway as Cubby's client takes it (<c>Cubby:Client:Endpoints</c>).</summary>
+    public string Gateway => $"127.0.0.1:{GatewayPort}";
 
     public IPEndPoint RespEndPoint => new(IPAddress.Loopback, RespPort);
 
@@ -84,9 +91,9 @@ public sealed partial class SiloProcess : IDisposable
 
     /// <summary>
     /// Starts a silo on the given ports without waiting for it; see <see cref="WaitUntilReadyAsync"/>. Its Orleans silo
-    /// port is <paramref name="siloPort"/> (a free one when 0) and its gateway port a free one.
+    /// port is <paramref name="siloPort"/> and its gateway port <paramref name="gatewayPort"/> (free ones when 0).
     /// </summary>
-    public static SiloProcess Start(int respPort, int httpPort, IEnumerable<string> arguments, int siloPort = 0)
+    public static SiloProcess Start(int respPort, int httpPort, IEnumerable<string> arguments, int siloPort = 0, int gatewayPort = 0)
     {
         if (!File.Exists(SiloAssemblyPath))
         {
@@ -94,11 +101,12 @@ public sealed partial class SiloProcess : IDisposable
         }
 
         siloPort = siloPort == 0 ? FreePort() : siloPort;
-        string[] ports = ["--Cubby:RespPort", Text(respPort), "--Cubby:HttpPort", Text(httpPort), "--Cubby:Clustering:SiloPort", Text(siloPort), "--Cubby:Clustering:GatewayPort", Text(FreePort())];
+        gatewayPort = gatewayPort == 0 ? FreePort() : gatewayPort;
+        string[] ports = ["--Cubby:RespPort", Text(respPort), "--Cubby:HttpPort", Text(httpPort), "--Cubby:Clustering:SiloPort", Text(siloPort), "--Cubby:Clustering:GatewayPort", Text(gatewayPort)];
         var start = DotnetProcess.StartInfo(SiloAssemblyPath, ["--Cubby:Host", "127.0.0.1", .. ports, .. arguments]);
 
         var process = new Process { StartInfo = start };
-        var silo = new SiloProcess(process, respPort, httpPort, siloPort);
+        var silo = new SiloProcess(process, respPort, httpPort, siloPort, gatewayPort);
         process.OutputDataReceived += (_, line) => silo.Append(line.Data);
         process.ErrorDataReceived += (_, line) => silo.Append(line.Data);
         process.Start();

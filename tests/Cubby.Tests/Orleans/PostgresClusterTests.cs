@@ -149,12 +149,12 @@ public sealed class PostgresClusterTests(PostgresServer server, ITestOutputHelpe
     {
         var services = new ServiceCollection();
         services.AddLogging();
+        // The client finds the gateways where the silos find each other: the membership table.
         services.AddCubbyClient(options =>
         {
-            foreach (var endpoint in cluster.Endpoints)
-            {
-                options.Endpoints.Add(endpoint);
-            }
+            options.Clustering.ConnectionString = cluster.ConnectionString;
+            options.ClusterId = cluster.ClusterId;
+            options.SlotCount = cluster.SlotCount;
         });
         return services.BuildServiceProvider();
     }

@@ -51,7 +51,7 @@ public sealed class PostgresOrleansSchemaTests(PostgresServer server) : IAsyncLi
         try
         {
             var grains = host.Services.GetRequiredService<IGrainFactory>();
-            Assert.Equal(WriteOutcome.Created, await grains.GetGrain<IShardGrain>(7).Set("k"u8.ToArray(), "v"u8.ToArray(), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always));
+            Assert.Equal(WriteOutcome.Created, await grains.GetGrain<IShardGrain>(new ShardMap().SlotOf("k"u8)).Set("k"u8.ToArray(), "v"u8.ToArray(), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always));
 
             // Active = 3 in Orleans' SiloStatus; the shard's activation registered its sweep reminder in the table.
             Assert.Equal(1L, await CountAsync($"SELECT count(*) FROM {_schema}.orleansmembershiptable WHERE status = 3"));

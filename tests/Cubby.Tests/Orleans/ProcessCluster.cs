@@ -20,6 +20,8 @@ internal sealed class ProcessCluster : IDisposable
     public ProcessCluster(string connectionString, string clusterId, int silos, int slotCount)
     {
         SlotCount = slotCount;
+        ConnectionString = connectionString;
+        ClusterId = clusterId;
         _arguments =
         [
             "--Cubby:Clustering:Mode", "Postgres",
@@ -37,6 +39,11 @@ internal sealed class ProcessCluster : IDisposable
     public int Count => _silos.Length;
 
     public int SlotCount { get; }
+
+    /// <summary>The membership database's connection string, where Cubby's client finds the gateways.</summary>
+    public string ConnectionString { get; }
+
+    public string ClusterId { get; }
 
     public int RespPort(int index) => _ports[index].Resp;
 

@@ -1,0 +1,92 @@
+using Cubby.Sharding;
+
+namespace Cubby.Client;
+
+internal sealed partial class CubbyClient
+{
+    public async ValueTask<byte[]?[]> GetManyAsync(IReadOnlyList<string> keys, CancellationToken cancellationToken = default)
+    {
+        var batch = Group(keys);
+        var values = new byte[]?[keys.Count];
+        await Task.WhenAll(batch.Shards.Select(async shard =>
+        {
+            var entries = await _shards.CallAsync(shard.Slot, batch.KeysOf(shard), static (grain, k) => grain.GetMany(k, slide: true), keys[shard.Indexes[0]], cancellationToken).ConfigureAwait(false);
+            for (var i = 0; i < entries.Length; i++)
+            {
+                var index = shard.Indexes[i];
+                values[index] = entries[i] is { } entry ? ValueOf(keys[index], entry) : null;
+            }
+        })).ConfigureAwait(false);
+        return values;
+    }
+
+    public async ValueTask<WriteOutcome[]> PutManyAsync(IReadOnlyList<KeyValuePair<string, ReadOnlyMemory<byte>>> entries, CacheEntryOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(entries);
+        options ??= CacheEntryOptions.Never;
+        var keys = new string[entries.Count];
+        var values = new byte[entries.Count][];
+        for (var i = 0; i < entries.Count; i++)
+        {
+            keys[i] = entries[i].Key;
+            CheckValue(entries[i].Value.Length, nameof(entries));
+            var value = ValueArray(entries[i].Value);
+            values[i] = options.Flags.HasFlag(CacheEntryFlags.Compressed) ? EntryCompression.Compress(value) : value;
+        }
+
+        var batch = Group(keys);
+        var expiry = Expiry(options);
+        var outcomes = new WriteOutcome[entries.Count];
+        await Task.WhenAll(batch.Shards.Select(async shard =>
+        {
+            var shardValues = shard.Indexes.Select(index => values[index]).ToArray();
+            var written = await _shards.CallAsync(
+                shard.Slot,
+                (Keys: batch.KeysOf(shard), Values: shardValues, Expiry: expiry, options.Flags),
+                static (grain, s) => grain.SetMany(s.Keys, s.Values, s.Expiry, s.Flags),
+                keys[shard.Indexes[0]],
+                cancellationToken).ConfigureAwait(false);
+            for (var i = 0; i < written.Length; i++)
+            {
+                outcomes[shard.Indexes[i]] = written[i];
+            }
+        })).ConfigureAwait(false);
+        return outcomes;
+    }
+
+    public async ValueTask<int> EvictManyAsync(IReadOnlyList<string> keys, CancellationToken cancellationToken = default)
+    {
+        var batch = Group(keys);
+        var removed = await Task.WhenAll(batch.Shards.Select(shard =>
+            _shards.CallAsync(shard.Slot, batch.KeysOf(shard), static (grain, k) => grain.Remove(k), keys[shard.Indexes[0]], cancellationToken).AsTask())).ConfigureAwait(false);
+        return removed.Sum();
+    }
+
+    /// <summary>Checks every key and groups them by shard, keeping each key's position in the caller's list.</summary>
+    private KeyBatch Group(IReadOnlyList<string> keys)
+    {
+        ArgumentNullException.ThrowIfNull(keys);
+        var encoded = new byte[keys.Count][];
+        var shards = new Dictionary<int, ShardKeys>();
+        for (var i = 0; i < keys.Count; i++)
+        {
+            var (bytes, slot) = Key(keys[i]);
+            encoded[i] = bytes;
+            if (!shards.TryGetValue(slot, out var shard))
+            {
+                shards.Add(slot, shard = new ShardKeys(slot, []));
+            }
+
+            shard.Indexes.Add(i);
+        }
+
+        return new KeyBatch(encoded, shards.Values);
+    }
+
+    private sealed record ShardKeys(int Slot, List<int> Indexes);
+
+    private sealed record KeyBatch(byte[][] Encoded, IReadOnlyCollection<ShardKeys> Shards)
+    {
+        public byte[][] KeysOf(ShardKeys shard) => shard.Indexes.Select(index => Encoded[index]).ToArray();
+    }
+}

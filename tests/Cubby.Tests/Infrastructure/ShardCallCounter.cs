@@ -1,0 +1,57 @@
+using System.Collections.Concurrent;
+using System.Text;
+using Cubby.Sharding;
+
+namespace Cubby.Tests.Infrastructure;
+
+/// <summary>
+/// Counts the <see cref="IShardGrain"/> calls a silo receives, so a test can tell whether a client sent anything, and
+/// holds calls about a chosen key inside their shard's turn, so a test can leave a call without an answer.
+/// </summary>
+public sealed class ShardCallCounter : IIncomingGrainCallFilter
+{
+    private readonly ConcurrentDictionary<string, TaskCompletionSource> _held = new();
+    private long _calls;
+
+    public long Calls => Interlocked.Read(ref _calls);
+
+    public async Task Invoke(IIncomingGrainCallContext context)
+    {
+        if (context.InterfaceMethod?.DeclaringType == typeof(IShardGrain))
+        {
+            Interlocked.Increment(ref _calls);
+            if (!_held.IsEmpty && context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is byte[] key
+                && _held.TryGetValue(Encoding.UTF8.GetString(key), out var release))
+            {
+                await release.Task;
+            }
+        }
+
+        await context.Invoke();
+    }
+
+    /// <summary>How many shard calls <paramref name="action"/> caused.</summary>
+    public async Task<long> CallsDuringAsync(Func<Task> action)
+    {
+        var before = Calls;
+        await action();
+        return Calls - before;
+    }
+
+    /// <summary>Holds every call whose key is <paramref name="key"/> until the returned object is disposed.</summary>
+    public IDisposable Hold(string key)
+    {
+        var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        _held[key] = release;
+        return new Release(() =>
+        {
+            _held.TryRemove(key, out _);
+            release.TrySetResult();
+        });
+    }
+
+    private sealed class Release(Action release) : IDisposable
+    {
+        public void Dispose() => release();
+    }
+}

@@ -1,4 +1,5 @@
 using System.Buffers;
+using Cubby.Diagnostics;
 using Cubby.Grains.Placement;
 using Cubby.Grains.Storage;
 using Cubby.Resp;
@@ -352,12 +353,12 @@ internal sealed partial class ShardGrain(
         }
     }
 
-    [LoggerMessage(EventId = 3001, Level = LogLevel.Warning, Message = "Shard {Shard} could not register its full-sweep reminder; expired entries are still removed by the active expiry cycle and on access")]
+    [LoggerMessage(EventId = LogEvents.SweepReminderFailed, Level = LogLevel.Warning, Message = "Shard {Shard} could not register its full-sweep reminder; expired entries are still removed by the active expiry cycle and on access")]
     private static partial void LogNoSweepReminder(ILogger logger, Exception exception, int shard);
 
-    [LoggerMessage(EventId = 3002, Level = LogLevel.Warning, Message = "Shard {Shard} deactivated without migrating ({Reason}); its {Entries} entries were dropped")]
+    [LoggerMessage(EventId = LogEvents.ShardDropped, Level = LogLevel.Warning, Message = "Shard {Shard} deactivated without migrating ({Reason}); its {Entries} entries were dropped")]
     private static partial void LogDropped(ILogger logger, int shard, int entries, string reason);
 
-    [LoggerMessage(EventId = 3003, Level = LogLevel.Debug, Message = "Shard {Shard} is migrating with {Entries} entries in {Chunks} chunks")]
+    [LoggerMessage(EventId = LogEvents.ShardMigrating, Level = LogLevel.Debug, Message = "Shard {Shard} is migrating with {Entries} entries in {Chunks} chunks")]
     private static partial void LogDehydrated(ILogger logger, int shard, int entries, int chunks);
 }

@@ -1,3 +1,4 @@
+using Cubby.Diagnostics;
 using Microsoft.Extensions.Logging;
 
 namespace Cubby.Client.Gateways;
@@ -26,6 +27,6 @@ internal sealed partial class ConnectRetryFilter(ConnectFailures failures, ILogg
         }
     }
 
-    [LoggerMessage(EventId = 6002, Level = LogLevel.Warning, Message = "Cubby client could not connect to a gateway yet, trying again: {Reason}")]
+    [LoggerMessage(EventId = LogEvents.GatewayConnectRetrying, Level = LogLevel.Warning, Message = "Cubby client could not connect to a gateway yet, trying again: {Reason}")]
     private static partial void LogRetrying(ILogger logger, string reason);
 }

@@ -1,3 +1,4 @@
+using Cubby.Diagnostics;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
@@ -122,6 +123,6 @@ internal sealed partial class GatewayConnection(
         LogConnected(logger, gateways);
     }
 
-    [LoggerMessage(EventId = 6001, Level = LogLevel.Information, Message = "Cubby client connected to the cluster through {Gateways}")]
+    [LoggerMessage(EventId = LogEvents.GatewayConnected, Level = LogLevel.Information, Message = "Cubby client connected to the cluster through {Gateways}")]
     private static partial void LogConnected(ILogger logger, string gateways);
 }

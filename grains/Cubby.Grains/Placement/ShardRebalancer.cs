@@ -1,3 +1,4 @@
+using Cubby.Diagnostics;
 using Cubby.Sharding;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -166,15 +167,15 @@ internal sealed partial class ShardRebalancer(
         }
     }
 
-    [LoggerMessage(EventId = 3010, Level = LogLevel.Information, Message = "Sent {Count} shards to their home silos")]
+    [LoggerMessage(EventId = LogEvents.ShardsSentHome, Level = LogLevel.Information, Message = "Sent {Count} shards to their home silos")]
     private static partial void LogMoved(ILogger logger, int count);
 
-    [LoggerMessage(EventId = 3012, Level = LogLevel.Information, Message = "Moved this silo's shards off before stopping in {Milliseconds:F0} ms; {Left} left behind")]
+    [LoggerMessage(EventId = LogEvents.ShardsEvacuated, Level = LogLevel.Information, Message = "Moved this silo's shards off before stopping in {Milliseconds:F0} ms; {Left} left behind")]
     private static partial void LogEvacuated(ILogger logger, int left, double milliseconds);
 
-    [LoggerMessage(EventId = 3013, Level = LogLevel.Warning, Message = "Could not tell {Silo} that this silo is departing; it may still send shards here, which are moved on")]
+    [LoggerMessage(EventId = LogEvents.DepartureNotDelivered, Level = LogLevel.Warning, Message = "Could not tell {Silo} that this silo is departing; it may still send shards here, which are moved on")]
     private static partial void LogAnnounceFailed(ILogger logger, Exception exception, SiloAddress silo);
 
-    [LoggerMessage(EventId = 3011, Level = LogLevel.Warning, Message = "Sending shards home failed; retrying at the next cluster change")]
+    [LoggerMessage(EventId = LogEvents.SendingHomeFailed, Level = LogLevel.Warning, Message = "Sending shards home failed; retrying at the next cluster change")]
     private static partial void LogPassFailed(ILogger logger, Exception exception);
 }

@@ -1,3 +1,4 @@
+using Cubby.Diagnostics;
 using Cubby.Silo.Hosting;
 
 namespace Cubby.Silo.Diagnostics;
@@ -85,7 +86,7 @@ internal sealed partial class SeriesSampler(SiloRuntime silo, ILogger<SeriesSamp
 
     private static partial class Log
     {
-        [LoggerMessage(1, LogLevel.Warning, "Sampling the silo's activity failed")]
+        [LoggerMessage(LogEvents.SamplingFailed, LogLevel.Warning, "Sampling the silo's activity failed")]
         public static partial void SampleFailed(ILogger logger, Exception exception);
     }
 }

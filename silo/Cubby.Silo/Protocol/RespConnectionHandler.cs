@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.IO.Pipelines;
+using Cubby.Diagnostics;
 using Cubby.Resp;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
@@ -166,16 +167,16 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
 
     private static partial class Log
     {
-        [LoggerMessage(1, LogLevel.Debug, "Client {ClientId} connected from {RemoteEndPoint}")]
+        [LoggerMessage(LogEvents.ClientConnected, LogLevel.Debug, "Client {ClientId} connected from {RemoteEndPoint}")]
         public static partial void ClientConnected(ILogger logger, long clientId, string remoteEndPoint);
 
-        [LoggerMessage(2, LogLevel.Debug, "Client {ClientId} disconnected")]
+        [LoggerMessage(LogEvents.ClientDisconnected, LogLevel.Debug, "Client {ClientId} disconnected")]
         public static partial void ClientDisconnected(ILogger logger, long clientId);
 
-        [LoggerMessage(3, LogLevel.Information, "Closing client {ClientId} after a protocol error: {Error}")]
+        [LoggerMessage(LogEvents.ProtocolError, LogLevel.Information, "Closing client {ClientId} after a protocol error: {Error}")]
         public static partial void ProtocolError(ILogger logger, long clientId, string? error);
 
-        [LoggerMessage(4, LogLevel.Error, "Command {Command} of client {ClientId} failed")]
+        [LoggerMessage(LogEvents.CommandFailed, LogLevel.Error, "Command {Command} of client {ClientId} failed")]
         public static partial void CommandFailed(ILogger logger, Exception exception, long clientId, string? command);
     }
 }

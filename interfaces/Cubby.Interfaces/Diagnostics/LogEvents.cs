@@ -1,0 +1,51 @@
+namespace Cubby.Diagnostics;
+
+/// <summary>
+/// Every log event id Cubby writes, in one place (as Orleans' <c>ErrorCode</c> does), so each id is unique across the
+/// project and operators can filter on it: 1000s the RESP front door, 2000s silo diagnostics, 3000s shard grains and
+/// placement, 6000s the client.
+/// </summary>
+public static class LogEvents
+{
+    /// <summary>A RESP client connected.</summary>
+    public const int ClientConnected = 1001;
+
+    /// <summary>A RESP client disconnected.</summary>
+    public const int ClientDisconnected = 1002;
+
+    /// <summary>A RESP connection was closed after a protocol error.</summary>
+    public const int ProtocolError = 1003;
+
+    /// <summary>A command failed unexpectedly; the client got an error reply and the connection stays open.</summary>
+    public const int CommandFailed = 1004;
+
+    /// <summary>Sampling the silo's activity for the dashboard failed.</summary>
+    public const int SamplingFailed = 2001;
+
+    /// <summary>A shard could not register its full-sweep reminder.</summary>
+    public const int SweepReminderFailed = 3001;
+
+    /// <summary>A shard deactivated without migrating and dropped its entries.</summary>
+    public const int ShardDropped = 3002;
+
+    /// <summary>A shard is migrating with its entries.</summary>
+    public const int ShardMigrating = 3003;
+
+    /// <summary>Shards were sent to their home silos after a cluster change.</summary>
+    public const int ShardsSentHome = 3010;
+
+    /// <summary>Sending shards home failed.</summary>
+    public const int SendingHomeFailed = 3011;
+
+    /// <summary>A stopping silo moved its shards off.</summary>
+    public const int ShardsEvacuated = 3012;
+
+    /// <summary>A stopping silo could not tell another silo that it is departing.</summary>
+    public const int DepartureNotDelivered = 3013;
+
+    /// <summary>The client connected to the cluster through a gateway.</summary>
+    public const int GatewayConnected = 6001;
+
+    /// <summary>The client could not connect to a gateway yet and tries again.</summary>
+    public const int GatewayConnectRetrying = 6002;
+}

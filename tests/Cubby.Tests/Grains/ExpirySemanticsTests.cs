@@ -126,7 +126,7 @@ public sealed class ExpirySemanticsTests
             Assert.Equal(deadline, metadata.AbsoluteDeadline);
         }
 
-        Assert.Equal(2400, host.Now - host.Time.StartTime.ToUnixTimeMilliseconds());
+        Assert.Equal(2400, host.Now - host.Time.Start.ToUnixTimeMilliseconds());
         host.Advance(99);
         Assert.Equal("v", host.Get("k", slide: true));
         host.Advance(1);

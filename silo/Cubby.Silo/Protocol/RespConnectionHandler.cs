@@ -75,6 +75,9 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                     await output.FlushAsync().ConfigureAwait(false);
                     await deferred.ConfigureAwait(false);
                     session.CompleteDeferred();
+
+                    // Counted now, not with the next batch, which a client waiting for this reply may never send.
+                    session.PublishStatistics(0);
                 }
 
                 var flush = await output.FlushAsync().ConfigureAwait(false);

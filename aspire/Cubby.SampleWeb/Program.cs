@@ -5,6 +5,9 @@ builder.AddServiceDefaults();
 
 // Silos' gateways come from ConnectionStrings:cubby (the AppHost sets it) or Cubby:Client:Endpoints.
 builder.Services.AddCubbyClient().AddCubbyDistributedCache();
+
+// HybridCache keeps values in this instance's memory and shares them through Cubby, its IDistributedCache.
+builder.Services.AddHybridCache();
 builder.Services.AddSession(session =>
 {
     session.IdleTimeout = TimeSpan.FromMinutes(20);
@@ -19,4 +22,5 @@ app.MapGet("/", HomePage.Describe);
 app.MapGet("/primes/{limit:int}", Primes.GetAsync);
 app.MapGet("/visits", Visits.CountAsync);
 app.MapGet("/owner/{key}", Owner.GetAsync);
+app.MapGet("/fibonacci/{index:int}", Fibonacci.GetAsync);
 await app.RunAsync().ConfigureAwait(false);

@@ -53,6 +53,14 @@ public sealed class AppHostTests : IDisposable
             Assert.Contains("\"largest\":997", cached, StringComparison.Ordinal);
         }
 
+        // HybridCache over Cubby: computed once, then from this instance's memory; the value reaches Cubby behind the reply.
+        var fibonacci = await _http.GetFromJsonAsync<JsonElement>(new Uri(web, "/fibonacci/80"));
+        Assert.True(fibonacci.GetProperty("computedNow").GetBoolean());
+        Assert.Equal(23_416_728_348_467_685L, fibonacci.GetProperty("value").GetInt64());
+        Assert.False((await _http.GetFromJsonAsync<JsonElement>(new Uri(web, "/fibonacci/80"))).GetProperty("computedNow").GetBoolean());
+        var silo1 = int.Parse(resources["silo-1"]["resp"].Split(':')[1]);
+        await Cubby.Tests.Client.Poll.UntilAsync(async () => (await RedisTools.CliOutputAsync(silo1, "EXISTS", "fibonacci:80")).Trim() == "1", TimeSpan.FromSeconds(30), "HybridCache to write fibonacci:80 to Cubby");
+
         // Sessions live in Cubby too; the owner page names one of the silos.
         var visits = await _http.GetFromJsonAsync<JsonElement>(new Uri(web, "/visits"));
         var again = await _http.GetFromJsonAsync<JsonElement>(new Uri(web, "/visits"));

@@ -3,6 +3,8 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging.Console;
 using Microsoft.Extensions.Options;
+using Cubby.Tests.Infrastructure;
+using OpenTelemetry.Logs;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Trace;
 
@@ -34,12 +36,28 @@ public sealed class ServiceDefaultsTests
     }
 
     [Fact]
-    public async Task An_OTLP_endpoint_turns_on_metrics_and_traces()
+    public async Task An_OTLP_endpoint_turns_on_metrics_traces_and_logs()
     {
         await using var app = Build(("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"));
 
         Assert.NotNull(app.Services.GetService<MeterProvider>());
         Assert.NotNull(app.Services.GetService<TracerProvider>());
+        Assert.NotNull(app.Services.GetService<LoggerProvider>());
+    }
+
+    [Fact]
+    public async Task A_silo_configured_for_OTLP_starts_without_a_collector_and_serves_RESP_and_metrics()
+    {
+        // Nothing listens at the endpoint: exporting fails in the background, and the silo serves all the same.
+        using var silo = await SiloProcess.StartAsync("--OTEL_EXPORTER_OTLP_ENDPOINT", $"http://127.0.0.1:{SiloProcess.FreePort()}", "--OTEL_SERVICE_NAME", "silo-otlp");
+        await using var client = await RespTestClient.ConnectAsync(silo.RespEndPoint);
+        RespAssert.Ok(await client.CallAsync("SET", "k", "v"));
+
+        using var http = new HttpClient();
+        var metrics = await http.GetStringAsync(new Uri($"http://127.0.0.1:{silo.HttpPort}/metrics"));
+
+        // The silo's first SET reaches its shard through the grain (relayed): it counts as soon as it is answered.
+        Assert.True(metrics.Contains("cubby_commands_total{command=\"set\",result=\"ok\"} 1", StringComparison.Ordinal), metrics);
     }
 
     [Fact]

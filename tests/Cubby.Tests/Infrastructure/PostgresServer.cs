@@ -142,8 +142,8 @@ public sealed partial class PostgresServer : IAsyncLifetime
         for (var attempt = 1; ; attempt++)
         {
             var port = SiloProcess.FreePort();
-            // Each silo process keeps an Npgsql pool of up to 100 connections, which a burst of shard activations
-            // (each registering its sweep reminder) can fill: three silos and a client must not run out of slots.
+            // A silo process holds about 15 connections (three held 46 idle, 50 under writes); a rolling restart runs
+            // four or five at once beside the client, close to PostgreSQL's default of 100 slots.
             var options = $"-p {port} -c listen_addresses=127.0.0.1 -k \"{sockets}\" -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400";
             var (exitCode, output) = await TryRunAsync(asServerUser: true, Tool("pg_ctl"), "-D", data, "-l", log, "-w", "-t", "30", "-o", options, "start");
             if (exitCode == 0)

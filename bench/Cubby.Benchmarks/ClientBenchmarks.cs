@@ -11,7 +11,8 @@ namespace Cubby.Benchmarks;
 /// <summary>
 /// One caller's round trip through Cubby's client to a silo in the same process: through the silo's Orleans gateway
 /// over loopback (an app's client), and from inside the silo's host (co-hosted: the silo's own grain factory, no
-/// socket). Allocations include the silo's, as both run here.
+/// socket). Allocations include the silo's, as both run here. <see cref="Dashboard"/> shows what the Orleans
+/// dashboard's grain-call filter costs each call while nobody watches (it profiles only while the dashboard is open).
 /// </summary>
 [MemoryDiagnoser]
 public class ClientBenchmarks
@@ -27,6 +28,10 @@ public class ClientBenchmarks
     private IDistributedCache _gatewayCache = null!;
     private ICubbyClient _coHosted = null!;
 
+    /// <summary>Whether the silo serves the Orleans dashboard (<c>Cubby:Dashboard:Enabled</c>, on by default).</summary>
+    [Params(true, false)]
+    public bool Dashboard { get; set; } = true;
+
     /// <summary>Starts a silo on free loopback ports, with a co-hosted client, and connects a gateway client to it.</summary>
     /// <returns>When both are ready.</returns>
     [GlobalSetup]
@@ -41,6 +46,7 @@ public class ClientBenchmarks
             options.HttpPort = 0;
             options.Clustering.SiloPort = 0;
             options.Clustering.GatewayPort = 0;
+            options.Dashboard.Enabled = Dashboard;
         });
         builder.Services.AddCubbyClient();
         _silo = builder.Build();

@@ -29,5 +29,5 @@ internal sealed class SiloResource(string name, string assemblyPath, DevContext 
             "--Cubby:Clustering:SiloPort", $"{SiloPort}", "--Cubby:Clustering:GatewayPort", $"{GatewayPort}"];
 
     public override string Describe() =>
-        $"pid={string.Join(',', ProcessIds)} resp={RespEndpoint} silo={SiloEndpoint} gateway={GatewayEndpoint} http=http://{Host}:{HttpPort} dashboard=http://{Host}:{HttpPort}/dashboard";
+        $"pid={string.Join(',', ProcessIds)} resp={RespEndpoint} silo={SiloEndpoint} gateway={GatewayEndpoint} http=http://{Host}:{HttpPort} dashboard=http://{Host}:{HttpPort}/dashboard/ cache=http://{Host}:{HttpPort}/dashboard/cache/";
 }

@@ -1,12 +1,19 @@
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Hosting;
 using Microsoft.Extensions.Options;
+using Orleans.Dashboard;
 
 namespace Cubby.Silo.Dashboard;
 
-/// <summary>Maps <c>/metrics</c> and, unless disabled, <c>/dashboard</c>: the page, its files and its JSON API.</summary>
+/// <summary>
+/// Maps <c>/metrics</c> and, unless disabled, the Orleans dashboard at <c>/dashboard</c> and Cubby's cache page at
+/// <c>/dashboard/cache</c> (its files and its JSON API), all behind the configured protection.
+/// </summary>
 internal static class DashboardEndpoints
 {
+    public const string OrleansPath = "/dashboard";
+    public const string CachePath = "/dashboard/cache";
+
     private const int DefaultSeconds = 300;
 
     public static void Map(WebApplication app)
@@ -17,9 +24,9 @@ internal static class DashboardEndpoints
             response.Headers.CacheControl = "no-store";
             return Results.Text(PrometheusExposition.Write(silo), PrometheusExposition.ContentType);
         });
-        if (options.ProtectMetrics && options.Password is { } metricsPassword)
+        if (options.ProtectMetrics)
         {
-            metrics.AddEndpointFilterFactory((_, next) => BasicAuthentication.Require(metricsPassword, next));
+            DashboardAuthentication.Protect(metrics, options);
         }
 
         if (!options.Enabled)
@@ -27,35 +34,34 @@ internal static class DashboardEndpoints
             return;
         }
 
-        var dashboard = app.MapGroup("/dashboard");
-        if (options.Password is { } password)
-        {
-            dashboard.AddEndpointFilterFactory((_, next) => BasicAuthentication.Require(password, next));
-        }
+        DashboardAuthentication.Protect(app.MapOrleansDashboard(OrleansPath).AddCacheLink(), options);
+        MapCachePage(DashboardAuthentication.Protect(app.MapGroup(CachePath), options), app.Services.GetRequiredService<DashboardAssets>());
+    }
 
+    private static void MapCachePage(RouteGroupBuilder cache, DashboardAssets assets)
+    {
         // The page links its files relatively, so it also works behind a proxy that serves it under another path; that
         // needs the trailing slash, which routing does not tell apart, so the one endpoint redirects to add it.
-        var assets = app.Services.GetRequiredService<DashboardAssets>();
         var page = assets["index.html"];
-        dashboard.MapMethods("/", [HttpMethods.Get, HttpMethods.Head], (HttpRequest request) =>
-            request.Path.Value?.EndsWith('/') == true ? page : Results.Redirect("dashboard/"));
+        cache.MapMethods("/", [HttpMethods.Get, HttpMethods.Head], (HttpRequest request) =>
+            request.Path.Value?.EndsWith('/') == true ? page : Results.Redirect("cache/"));
         foreach (var name in assets.Names.Where(static name => name != "index.html"))
         {
             var asset = assets[name];
-            dashboard.MapMethods("/" + name, [HttpMethods.Get, HttpMethods.Head], () => asset);
+            cache.MapMethods("/" + name, [HttpMethods.Get, HttpMethods.Head], () => asset);
         }
 
-        dashboard.MapGet("/api/cluster", static async (DashboardGatherer gatherer, HttpContext context, int? seconds) =>
+        cache.MapGet("/api/silos", static async (CacheReportGatherer gatherer, HttpResponse response, int? seconds) =>
         {
             if (seconds is < 0 or > SiloStats.MaxSeconds)
             {
                 return Results.Problem($"seconds must be from 0 to {SiloStats.MaxSeconds}.", statusCode: StatusCodes.Status400BadRequest);
             }
 
-            var report = await gatherer.GatherAsync(seconds ?? DefaultSeconds, context.RequestAborted).ConfigureAwait(false);
-            context.Response.Headers.CacheControl = "no-store";
-            DashboardHeaders.Apply(context.Response);
-            return Results.Json(report, DashboardJson.Default.DashboardReport);
+            var report = await gatherer.GatherAsync(seconds ?? DefaultSeconds).ConfigureAwait(false);
+            response.Headers.CacheControl = "no-store";
+            DashboardHeaders.Apply(response);
+            return Results.Json(report, DashboardJson.Default.CacheReport);
         });
     }
 }

@@ -4,9 +4,9 @@ using Cubby.Silo.Diagnostics;
 
 namespace Cubby.Silo.Dashboard;
 
-/// <summary>The dashboard's JSON, source-generated: what the API returns and what silos send each other.</summary>
+/// <summary>The cache page's JSON, source-generated: what the API returns and what silos send each other.</summary>
 [JsonSourceGenerationOptions(JsonSerializerDefaults.Web)]
-[JsonSerializable(typeof(DashboardReport))]
+[JsonSerializable(typeof(CacheReport))]
 [JsonSerializable(typeof(SiloStats))]
 [JsonSerializable(typeof(BusySlot))]
 internal sealed partial class DashboardJson : JsonSerializerContext;

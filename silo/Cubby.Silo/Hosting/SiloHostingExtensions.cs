@@ -9,6 +9,7 @@ using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
 using Microsoft.Extensions.Options;
+using Orleans.Dashboard;
 
 namespace Cubby.Silo.Hosting;
 
@@ -32,6 +33,10 @@ public static class SiloHostingExtensions
         {
             OrleansClustering.Configure(silo, options);
             silo.AddCubbyGrains(options);
+            if (options.Dashboard.Enabled)
+            {
+                silo.AddDashboard();
+            }
         });
 
         builder.Services.AddSingleton<SiloRuntime>();
@@ -42,10 +47,11 @@ public static class SiloHostingExtensions
         builder.Services.AddSingleton<CubbyMeter>();
         builder.Services.AddHostedService(static services => services.GetRequiredService<CubbyMeter>());
         builder.Services.AddHostedService<SeriesSampler>();
-        builder.Services.AddSingleton<MembershipEventLog>();
-        builder.Services.AddHostedService(static services => services.GetRequiredService<MembershipEventLog>());
-        builder.Services.AddSingleton<DashboardGatherer>();
+        builder.Services.AddSingleton<CacheReportGatherer>();
+        builder.Services.AddSingleton<RecentDeaths>();
+        builder.Services.AddHostedService(static services => services.GetRequiredService<RecentDeaths>());
         builder.Services.AddSingleton<DashboardAssets>();
+        DashboardAuthentication.AddServices(builder.Services, options.Dashboard);
         builder.Services.AddSingleton<IMemoryPoolFactory<byte>, LargeBlockMemoryPoolFactory>();
         builder.Services.AddOptions<HostOptions>().Configure<IOptions<SiloOptions>>((host, silo) => host.ShutdownTimeout = silo.Value.ShutdownTimeout);
         builder.Services.AddOptions<SocketTransportOptions>().Configure<IOptions<SiloOptions>>((sockets, silo) =>
@@ -71,8 +77,9 @@ public static class SiloHostingExtensions
 
     /// <summary>
     /// Maps the silo's HTTP endpoints: <c>/health</c>, <c>/cluster</c> (Orleans' members, every silo's shards and entries),
-    /// <c>/metrics</c> (Prometheus text format) and, unless <c>Cubby:Dashboard:Enabled</c> is false, the live cluster
-    /// dashboard at <c>/dashboard</c> with its JSON API at <c>/dashboard/api/cluster</c>.
+    /// <c>/metrics</c> (Prometheus text format) and, unless <c>Cubby:Dashboard:Enabled</c> is false, the Orleans
+    /// dashboard at <c>/dashboard</c> and Cubby's cache page at <c>/dashboard/cache</c> with its JSON API at
+    /// <c>/dashboard/cache/api/silos</c>.
     /// </summary>
     /// <param name="app">The application.</param>
     /// <returns>The application.</returns>

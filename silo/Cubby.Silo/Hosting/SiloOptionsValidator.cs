@@ -39,7 +39,9 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
 
         ValidateClustering(options, Require);
         Require(options.Dashboard.Password is null || !string.IsNullOrWhiteSpace(options.Dashboard.Password), "Cubby:Dashboard:Password must not be empty or blank; remove it to serve the dashboard without a password.");
-        Require(!options.Dashboard.ProtectMetrics || options.Dashboard.Password is not null, "Cubby:Dashboard:ProtectMetrics needs Cubby:Dashboard:Password: /metrics is protected with that password.");
+        Require(options.Dashboard.AuthorizationPolicy is null || !string.IsNullOrWhiteSpace(options.Dashboard.AuthorizationPolicy), "Cubby:Dashboard:AuthorizationPolicy must not be empty or blank; remove it to serve the dashboard without one.");
+        Require(options.Dashboard.Password is null || options.Dashboard.AuthorizationPolicy is null, "Cubby:Dashboard:Password and Cubby:Dashboard:AuthorizationPolicy are both set; set one: the password, or the host's own authorization policy.");
+        Require(!options.Dashboard.ProtectMetrics || options.Dashboard.Password is not null || options.Dashboard.AuthorizationPolicy is not null, "Cubby:Dashboard:ProtectMetrics needs Cubby:Dashboard:Password or Cubby:Dashboard:AuthorizationPolicy: /metrics is protected like the dashboard.");
 
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }

@@ -36,6 +36,10 @@ public sealed class AppHostTests : IDisposable
             var http = resources[silo]["http"];
             Assert.Equal(HttpStatusCode.OK, (await _http.GetAsync(new Uri($"{http}/health"))).StatusCode);
             Assert.Equal(HttpStatusCode.OK, (await _http.GetAsync(new Uri($"{http}/alive"))).StatusCode);
+            foreach (var page in new[] { "dashboard", "cache" })
+            {
+                Assert.Equal(HttpStatusCode.OK, (await _http.GetAsync(new Uri(resources[silo][page]))).StatusCode);
+            }
         }
 
         // The sample app computes once, caches in Cubby under a key anyone can read with redis-cli.

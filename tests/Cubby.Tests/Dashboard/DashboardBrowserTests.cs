@@ -6,84 +6,145 @@ using Xunit.Abstractions;
 namespace Cubby.Tests.Dashboard;
 
 /// <summary>
-/// The dashboard in headless Chromium (Debian's, driven by Playwright) against three silo processes: every silo
-/// listed, numbers moving under load, a killed silo shown dead, and a screenshot kept as a test artifact.
+/// The Orleans dashboard and Cubby's cache page in headless Chromium (Debian's, driven by Playwright) against three
+/// silo processes under load: the silos and the shard grain type listed, cache figures moving, a silo killed with
+/// SIGKILL shown dead, the password required, and screenshots kept as test artifacts.
 /// </summary>
 public sealed class DashboardBrowserTests(ITestOutputHelper output)
 {
     private const string Password = "browser-test-password";
-    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
+    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(90);
 
     [Fact]
-    public async Task The_dashboard_shows_the_cluster_live_and_a_killed_silo_as_dead()
+    public async Task The_dashboards_show_the_cluster_live_and_a_killed_silo_as_dead()
     {
         using var cluster = await ProcessDevelopmentCluster.StartAsync(3, "--Cubby:Dashboard:Password", Password);
-        using var load = new CancellationTokenSource();
-        var loading = Task.WhenAll(cluster.Silos.Take(2).Select(silo => LoadAsync(silo, load.Token)));
+        var loads = cluster.Silos.Select(_ => new CancellationTokenSource()).ToArray();
+        var loading = cluster.Silos.Select((silo, i) => LoadAsync(silo, loads[i].Token)).ToArray();
         try
         {
             using var playwright = await Playwright.CreateAsync();
             await using var browser = await playwright.Chromium.LaunchAsync(new() { ExecutablePath = "/usr/bin/chromium", Headless = true });
+            var dashboard = $"http://127.0.0.1:{cluster.Silos[0].HttpPort}/dashboard/";
+
+            await using (var anonymous = await browser.NewContextAsync())
+            {
+                foreach (var path in new[] { "", "cache/", "DashboardCounters", "cache/api/silos" })
+                {
+                    var refused = await anonymous.APIRequest.GetAsync(dashboard + path);
+                    Assert.Equal(401, refused.Status);
+                }
+            }
+
             await using var context = await browser.NewContextAsync(new()
             {
                 HttpCredentials = new() { Username = "operator", Password = Password },
                 ViewportSize = new() { Width = 1400, Height = 1000 },
             });
-            var page = await context.NewPageAsync();
             var errors = new List<string>();
-            page.Console += (_, message) =>
-            {
-                if (message.Type == "error")
-                {
-                    errors.Add(message.Text);
-                }
-            };
-            page.Response += (_, response) =>
-            {
-                if (response.Status >= 400)
-                {
-                    errors.Add($"{response.Status} {response.Url}");
-                }
-            };
-            await page.GotoAsync($"http://127.0.0.1:{cluster.Silos[0].HttpPort}/dashboard");
+            var page = await OpenAsync(context, errors);
 
-            await WaitForAsync(page, cluster, "three active silos", async () => await page.Locator("#silo-rows tr[data-silo-id][data-status='Active']").CountAsync() == 3);
+            // The Orleans dashboard: three active silos, and the shard grain type among the grains.
+            await page.GotoAsync(dashboard + "#/silos");
             foreach (var silo in cluster.Silos)
             {
-                await WaitForAsync(page, cluster, $"the silo on port {silo.RespPort} listed", async () => await StatusOfAsync(page, silo.RespPort) == "Active");
+                await WaitForAsync(page, cluster, $"the silo on port {silo.SiloPort} listed as Active", async () => await OrleansStatusOfAsync(page, silo) == "Active");
             }
 
-            // Under load the cluster's operations per second move from one poll to the next.
-            await WaitForAsync(page, cluster, "operations under load", async () => await TotalOpsAsync(page) > 0);
-            var first = await TotalOpsAsync(page);
-            await WaitForAsync(page, cluster, "the operations figure to change", async () => await TotalOpsAsync(page) != first);
+            await page.GotoAsync(dashboard + "#/grains");
+            await WaitForAsync(page, cluster, "the shard grain type listed", async () => (await page.Locator("#content").InnerTextAsync()).Contains("ShardGrain", StringComparison.Ordinal));
+            await SaveAsync(page, "orleans-dashboard-grains.png");
 
+            // The sidebar leads to the cache page, where every silo answers and the figures move under load.
+            await page.GotoAsync(dashboard);
+            await page.Locator("#cubby-menu a", new() { HasText = "Cubby cache" }).ClickAsync();
+            await page.WaitForURLAsync("**/dashboard/cache/");
+            await WaitForAsync(page, cluster, "three silos answering on the cache page", async () => await page.Locator("#silo-rows tr[data-reachable='true']").CountAsync() == 3);
+            await WaitForAsync(page, cluster, "keys and a hit ratio under load", async () => await NumberAsync(page, "#total-keys") > 0 && await NumberAsync(page, "#total-hit-ratio") is > 0 and < 1);
+            var keys = await NumberAsync(page, "#total-keys");
+            var hitRatio = await NumberAsync(page, "#total-hit-ratio");
+            await WaitForAsync(page, cluster, "the keys figure to move", async () => await NumberAsync(page, "#total-keys") != keys);
+            await WaitForAsync(page, cluster, "the hit ratio to move", async () => await NumberAsync(page, "#total-hit-ratio") != hitRatio);
+            await WaitForAsync(page, cluster, "ten seconds of series in the charts", async () => (await ChartSecondsAsync(context, dashboard)) >= 10);
+            await SaveAsync(page, "cache-page.png");
+
+            // A silo killed outright is declared dead by the others: the cache page lists it as dead, and the Orleans
+            // dashboard (which lists only active silos) drops it.
             var victim = cluster.Silos[2];
+            await loads[2].CancelAsync();
+            await loading[2];
             victim.Kill();
-            await WaitForAsync(page, cluster, "the killed silo shown dead", async () => await StatusOfAsync(page, victim.RespPort) == "Dead");
-            await WaitForAsync(page, cluster, "a 'declared dead' event", async () => await page.Locator("#events li[data-change='declared dead']").CountAsync() > 0);
+            var victimRow = page.Locator($"#silo-rows tr[data-silo-id^='127.0.0.1:{victim.SiloPort}@']");
+            await WaitForAsync(page, cluster, "the killed silo shown dead on the cache page", async () => await victimRow.GetAttributeAsync("data-status") == "Dead");
+            Assert.Contains("dead since", await victimRow.InnerTextAsync(), StringComparison.Ordinal);
+            await WaitForAsync(page, cluster, "two silos answering on the cache page", async () => await page.Locator("#silo-rows tr[data-reachable='true']").CountAsync() == 2);
+            await SaveAsync(page, "cache-page-silo-dead.png");
 
-            var screenshot = Path.Combine(AppContext.BaseDirectory, "artifacts", "dashboard.png");
-            Directory.CreateDirectory(Path.GetDirectoryName(screenshot)!);
-            await page.ScreenshotAsync(new() { Path = screenshot, FullPage = true });
-            output.WriteLine($"Dashboard screenshot: {screenshot}");
-            Assert.True(new FileInfo(screenshot).Length > 10_000, "The screenshot is suspiciously small.");
-            Assert.True(errors.Count == 0, "The page reported errors:\n" + string.Join('\n', errors));
+            await page.GotoAsync(dashboard + "#/silos");
+            await WaitForAsync(page, cluster, "the Orleans dashboard listing the two live silos only", async () =>
+                await OrleansStatusOfAsync(page, victim) == "" && await OrleansStatusOfAsync(page, cluster.Silos[0]) == "Active" && await OrleansStatusOfAsync(page, cluster.Silos[1]) == "Active");
+            await SaveAsync(page, "orleans-dashboard-silos.png");
+            Assert.True(errors.Count == 0, "The pages reported errors:\n" + string.Join('\n', errors));
         }
         finally
         {
-            await load.CancelAsync();
-            await loading;
+            foreach (var load in loads)
+            {
+                await load.CancelAsync();
+            }
+
+            await Task.WhenAll(loading);
+            foreach (var load in loads)
+            {
+                load.Dispose();
+            }
         }
     }
 
-    private static async Task<string> StatusOfAsync(IPage page, int respPort) =>
-        await page.EvaluateAsync<string>(
-            "port => { const row = [...document.querySelectorAll('#silo-rows tr[data-silo-id]')].find(r => r.querySelector('[data-field=endpoint]').textContent.endsWith(':' + port)); return row ? row.dataset.status : ''; }",
-            respPort);
+    private static async Task<IPage> OpenAsync(IBrowserContext context, List<string> errors)
+    {
+        var page = await context.NewPageAsync();
+        page.Console += (_, message) =>
+        {
+            if (message.Type == "error")
+            {
+                errors.Add(message.Text);
+            }
+        };
+        page.Response += (_, response) =>
+        {
+            if (response.Status >= 400)
+            {
+                errors.Add($"{response.Status} {response.Url}");
+            }
+        };
+        return page;
+    }
 
-    private static async Task<double> TotalOpsAsync(IPage page) =>
-        double.Parse(await page.Locator("#total-ops").GetAttributeAsync("data-value") ?? "0", CultureInfo.InvariantCulture);
+    /// <summary>The status the Orleans dashboard's silo table shows for <paramref name="silo"/>, or "" while it is not listed.</summary>
+    private static async Task<string> OrleansStatusOfAsync(IPage page, SiloProcess silo) =>
+        await page.EvaluateAsync<string>(
+            "prefix => { const row = [...document.querySelectorAll('#content tr')].find(r => { const a = r.querySelector('a[href^=\"#/host/\"]'); return a && a.textContent.startsWith(prefix); }); const label = row && row.querySelector('.label'); return label ? label.textContent.trim() : ''; }",
+            $"127.0.0.1:{silo.SiloPort}@");
+
+    private static async Task<double> NumberAsync(IPage page, string selector) =>
+        double.TryParse(await page.Locator(selector).GetAttributeAsync("data-value"), NumberStyles.Float, CultureInfo.InvariantCulture, out var value) ? value : double.NaN;
+
+    private static async Task<int> ChartSecondsAsync(IBrowserContext context, string dashboard)
+    {
+        var report = await context.APIRequest.GetAsync(dashboard + "cache/api/silos?seconds=60");
+        var json = await report.JsonAsync();
+        return json!.Value.GetProperty("silos").EnumerateArray().Select(silo => silo.GetProperty("stats").GetProperty("series").GetProperty("time").GetArrayLength()).DefaultIfEmpty(0).Min();
+    }
+
+    private async Task SaveAsync(IPage page, string name)
+    {
+        var path = Path.Combine(AppContext.BaseDirectory, "artifacts", name);
+        Directory.CreateDirectory(Path.GetDirectoryName(path)!);
+        await page.ScreenshotAsync(new() { Path = path, FullPage = true });
+        output.WriteLine($"Screenshot: {path}");
+        Assert.True(new FileInfo(path).Length > 10_000, $"The screenshot {name} is suspiciously small.");
+    }
 
     private static async Task WaitForAsync(IPage page, ProcessDevelopmentCluster cluster, string what, Func<Task<bool>> condition)
     {
@@ -92,24 +153,24 @@ public sealed class DashboardBrowserTests(ITestOutputHelper output)
         {
             if (clock.Elapsed > Deadline)
             {
-                var rows = await page.Locator("#silo-rows").InnerTextAsync();
-                var connection = await page.Locator("#connection").InnerTextAsync();
-                Assert.Fail($"Still waiting after {Deadline.TotalSeconds:0}s for {what}. Page: {connection}\n{rows}{cluster.DescribeAll()}");
+                var content = await page.Locator("body").InnerTextAsync();
+                Assert.Fail($"Still waiting after {Deadline.TotalSeconds:0}s for {what}. Page {page.Url}:\n{content}\n{cluster.DescribeAll()}");
             }
 
             await Task.Delay(200);
         }
     }
 
-    /// <summary>SETs and GETs in a loop until cancelled, so the dashboard has something to show.</summary>
+    /// <summary>SETs (expiring after 20 s) and GETs in a loop until cancelled, so the pages have something to show.</summary>
     private static async Task LoadAsync(SiloProcess silo, CancellationToken cancellation)
     {
         await using var client = await RespTestClient.ConnectAsync(silo.RespEndPoint);
         for (var i = 0; !cancellation.IsCancellationRequested; i++)
         {
-            // Reads range wider than writes, so some miss and the hit ratio has something to show.
-            await client.CallAsync("SET", $"load:{silo.RespPort}:{i % 500}", "value");
-            await client.CallAsync("GET", $"load:{silo.RespPort}:{(i * 7) % 700}");
+            await client.CallAsync("SET", $"load:{silo.RespPort}:{i}", "value", "PX", "20000");
+
+            // Reads of keys just written hit; one in three asks for a key never written, so the hit ratio is not 1.
+            await client.CallAsync("GET", i % 3 == 0 ? $"never:{i}" : $"load:{silo.RespPort}:{Math.Max(0, i - 10)}");
             if (i % 50 == 0)
             {
                 // Keep the load moderate: the machine is small and the browser shares it.

@@ -1,4 +1,4 @@
-// Cubby dashboard: polls the silo's JSON API once a second and draws what it returns. No libraries, no external URLs.
+// Cubby cache page: polls the silo's JSON API once a second and draws what it returns. No libraries, no external URLs.
 "use strict";
 
 (() => {
@@ -92,10 +92,9 @@
 
   function renderHeader(report) {
     document.getElementById("cluster-id").textContent = report.clusterId;
-    document.getElementById("cluster-mode").textContent = report.mode;
-    document.getElementById("view-version").textContent = report.viewVersion;
-    document.getElementById("self-id").textContent = report.selfId ? shortId(report.selfId) : "–";
-    document.title = "Cubby · " + report.clusterId;
+    document.getElementById("slot-count").textContent = report.slotCount;
+    document.getElementById("self-id").textContent = shortId(report.selfId);
+    document.title = "Cubby cache · " + report.clusterId;
   }
 
   function renderTotals(report) {
@@ -103,37 +102,45 @@
     const ops = document.getElementById("total-ops");
     ops.textContent = formatNumber(sum.ops);
     ops.dataset.value = String(sum.ops);
-    document.getElementById("total-hit-ratio").textContent = formatPercent(sum.hitRatio);
-    document.getElementById("total-keys").textContent = formatNumber(sum.keys);
+    const hitRatio = document.getElementById("total-hit-ratio");
+    hitRatio.textContent = formatPercent(sum.hitRatio);
+    hitRatio.dataset.value = sum.hitRatio === null ? "" : String(sum.hitRatio);
+    const keys = document.getElementById("total-keys");
+    keys.textContent = formatNumber(sum.keys);
+    keys.dataset.value = String(sum.keys);
     document.getElementById("total-memory").textContent = formatBytes(sum.memory);
-    const active = report.silos.filter(silo => silo.status === "Active").length;
-    document.getElementById("total-silos").textContent = active + " / " + report.silos.filter(silo => silo.status !== "Dead").length;
+    const members = report.silos.filter(silo => silo.status !== "Dead").length;
+    document.getElementById("total-silos").textContent = String(liveSilos(report).length) + " / " + members;
   }
 
   function renderSilos(report) {
     const rows = report.silos.map(silo => {
       const stats = silo.stats;
       const series = stats ? stats.series : null;
-      const ops = series ? last(series.ops) : null;
+      const latest = measure => (series ? last(series[measure]) : null);
       const swatch = element("span", { className: "swatch" });
       swatch.style.setProperty("background", colourOf(silo.id));
-      const idCell = element("td", { className: "silo-id", title: silo.id }, [swatch, shortId(silo.id)]);
+      const idCell = element("td", { className: "silo-id", title: silo.id + " (" + silo.status + ")" }, [swatch, shortId(silo.id)]);
       if (silo.isSelf) idCell.append(element("span", { className: "self", text: "(this silo)" }));
-      const statusCell = element("td", {}, [element("span", { className: "badge", "data-status": silo.status, text: silo.status })]);
-      if (silo.status !== "Dead" && !silo.reachable) statusCell.append(element("span", { className: "unreachable", text: "unreachable" }));
+      if (silo.status === "Dead") idCell.append(element("span", { className: "state", "data-status": "Dead", text: "dead since " + formatTime(silo.declaredDeadAt) }));
+      else if (silo.status !== "Active") idCell.append(element("span", { className: "state", "data-status": silo.status, text: silo.status }));
+      if (silo.status !== "Dead" && !silo.reachable) idCell.append(element("span", { className: "unreachable", text: "not answering" }));
+      const number = (field, value, text) => element("td", { className: "num", text, "data-field": field, "data-value": value === null || value === undefined ? "" : String(value) });
+      const memory = stats ? formatBytes(stats.memoryBytes) + " / " + formatBytes(stats.memoryLimitBytes) : "–";
       return element("tr", { "data-silo-id": silo.id, "data-status": silo.status, "data-reachable": String(silo.reachable) }, [
         idCell,
-        element("td", { text: silo.endpoint, "data-field": "endpoint" }),
-        statusCell,
-        element("td", { className: "num", text: String(silo.generation), "data-field": "generation" }),
-        element("td", { className: "num", text: String(silo.slots), "data-field": "slots" }),
-        element("td", { className: "num", text: stats ? formatNumber(stats.keys) : "–", "data-field": "keys", "data-value": stats ? String(stats.keys) : "" }),
-        element("td", { className: "num", text: stats ? formatBytes(stats.memoryBytes) : "–", "data-field": "memory" }),
-        element("td", { className: "num", text: formatNumber(ops), "data-field": "ops", "data-value": ops === null ? "" : String(ops) }),
-        element("td", { className: "num", text: series && series.p99Ms.length ? last(series.p99Ms).toFixed(2) : "–", "data-field": "p99" }),
-        element("td", { text: formatTime(silo.lastHeartbeat), "data-field": "heartbeat" }),
+        element("td", { text: silo.endpoint || "–", "data-field": "endpoint" }),
+        number("shards", silo.shards, String(silo.shards)),
+        number("keys", stats && stats.keys, stats ? formatNumber(stats.keys) : "–"),
+        number("memory", stats && stats.memoryBytes, memory),
+        number("hit-ratio", latest("hitRatio"), formatPercent(latest("hitRatio"))),
+        number("ops", latest("ops"), formatNumber(latest("ops"))),
+        number("evictions", latest("evictions"), formatNumber(latest("evictions"))),
+        number("expirations", latest("expirations"), formatNumber(latest("expirations"))),
+        number("p99", latest("p99Ms"), latest("p99Ms") === null ? "–" : latest("p99Ms").toFixed(2)),
       ]);
     });
+    if (!rows.length) rows.push(element("tr", {}, [element("td", { className: "empty", colSpan: 10, text: "No silos" })]));
     document.getElementById("silo-rows").replaceChildren(...rows);
   }
 
@@ -154,16 +161,6 @@
     });
     if (!rows.length) rows.push(element("tr", {}, [element("td", { className: "empty", colSpan: 3, text: "No keyed commands in the last 10 s" })]));
     document.getElementById("busiest-rows").replaceChildren(...rows);
-  }
-
-  function renderEvents(report) {
-    const items = report.events.map(event => element("li", { "data-silo-id": event.siloId, "data-change": event.change }, [
-      element("time", { datetime: event.time, text: formatTime(event.time) }),
-      element("span", { className: "change", "data-change": event.change, text: event.change }),
-      element("span", { className: "silo-id", title: event.siloId, text: shortId(event.siloId) + " · " + event.endpoint + " · gen " + event.generation }),
-    ]));
-    if (!items.length) items.push(element("li", { className: "empty", text: "No membership changes seen yet" }));
-    document.getElementById("events").replaceChildren(...items);
   }
 
   function renderLegend(report) {
@@ -275,14 +272,13 @@
     renderSilos(report);
     renderLegend(report);
     renderBusiestSlots(report);
-    renderEvents(report);
     drawCharts(report);
     document.body.dataset.updated = report.time;
   }
 
   async function poll() {
     try {
-      const response = await fetch("api/cluster?seconds=" + WINDOW_SECONDS, { cache: "no-store", credentials: "same-origin" });
+      const response = await fetch("api/silos?seconds=" + WINDOW_SECONDS, { cache: "no-store", credentials: "same-origin" });
       if (!response.ok) throw new Error("HTTP " + response.status);
       render(await response.json());
       setConnection("live", "Live · " + formatTime(lastReport.time));

@@ -12,7 +12,7 @@ public sealed class CacheApiTests
     [Fact]
     public async Task One_silo_reports_every_silo_with_its_figures_and_one_that_leaves_as_dead()
     {
-        await using var cluster = await TestCluster.StartAsync(3, options => options.SlotCount = 64);
+        await using var cluster = await DashboardSilo.StartClusterAsync(3, options => options.SlotCount = 64);
         var ids = cluster.Silos.Select(silo => silo.Runtime.Self.ToParsableString()).ToArray();
         using var http = DashboardHttp.For(cluster.Primary.Endpoints.Http);
         await using (var client = await cluster.Silos[1].ConnectAsync())
@@ -58,7 +58,7 @@ public sealed class CacheApiTests
     [Fact]
     public async Task The_Orleans_dashboard_lists_the_silos_and_the_shard_grain_type()
     {
-        await using var cluster = await TestCluster.StartAsync(2, options => options.SlotCount = 16);
+        await using var cluster = await DashboardSilo.StartClusterAsync(2, options => options.SlotCount = 16);
         using var http = DashboardHttp.For(cluster.Primary.Endpoints.Http);
         await using (var client = await cluster.Primary.ConnectAsync())
         {
@@ -78,7 +78,7 @@ public sealed class CacheApiTests
     [Fact]
     public async Task Busiest_slots_rank_the_slot_under_load_first()
     {
-        await using var silo = await TestSilo.StartAsync();
+        await using var silo = await DashboardSilo.StartAsync();
         using var http = DashboardHttp.For(silo.Endpoints.Http);
         await using var client = await silo.ConnectAsync();
         var slot = silo.Runtime.Catalog.ShardMap.SlotOf("{hot}:0");
@@ -99,7 +99,7 @@ public sealed class CacheApiTests
     [InlineData(100_000)]
     public async Task A_window_out_of_range_is_refused_naming_it(int seconds)
     {
-        await using var silo = await TestSilo.StartAsync();
+        await using var silo = await DashboardSilo.StartAsync();
         using var http = DashboardHttp.For(silo.Endpoints.Http);
         using var response = await DashboardHttp.GetAsync(http, $"/dashboard/cache/api/silos?seconds={seconds}");
         Assert.Equal(System.Net.HttpStatusCode.BadRequest, response.StatusCode);

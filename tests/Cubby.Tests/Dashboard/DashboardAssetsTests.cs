@@ -15,7 +15,7 @@ public sealed class DashboardAssetsTests
     [InlineData("/dashboard/cache/cache.css", "text/css")]
     public async Task Cache_page_files_are_served_with_their_type_and_revalidated_by_etag(string path, string mediaType)
     {
-        await using var silo = await TestSilo.StartAsync();
+        await using var silo = await DashboardSilo.StartAsync();
         using var http = DashboardHttp.For(silo.Endpoints.Http);
 
         using var first = await DashboardHttp.GetAsync(http, path);
@@ -38,7 +38,7 @@ public sealed class DashboardAssetsTests
     [InlineData("/dashboard/cache", "/dashboard/cache/")]
     public async Task Each_page_is_reached_without_its_trailing_slash(string path, string target)
     {
-        await using var silo = await TestSilo.StartAsync();
+        await using var silo = await DashboardSilo.StartAsync();
         using var http = DashboardHttp.For(silo.Endpoints.Http);
         using var response = await DashboardHttp.GetAsync(http, path);
         Assert.True(response.StatusCode is HttpStatusCode.Found or HttpStatusCode.MovedPermanently, $"{path} answered {response.StatusCode}");
@@ -50,7 +50,7 @@ public sealed class DashboardAssetsTests
     [InlineData("gzip, br")]
     public async Task The_Orleans_dashboard_links_to_the_cache_page_in_its_menu(string? acceptEncoding)
     {
-        await using var silo = await TestSilo.StartAsync();
+        await using var silo = await DashboardSilo.StartAsync();
         using var http = DashboardHttp.For(silo.Endpoints.Http);
         using var request = new HttpRequestMessage(HttpMethod.Get, "/dashboard/");
         if (acceptEncoding is not null)

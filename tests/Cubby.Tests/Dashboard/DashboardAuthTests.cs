@@ -29,7 +29,7 @@ public sealed class DashboardAuthTests
     [InlineData("/dashboard/cache/api/silos")]
     public async Task Without_the_password_the_dashboard_answers_401_with_a_Basic_challenge(string path)
     {
-        await using var silo = await TestSilo.StartAsync(options => options.Dashboard.Password = Password);
+        await using var silo = await DashboardSilo.StartAsync(options => options.Dashboard.Password = Password);
         using var http = DashboardHttp.For(silo.Endpoints.Http);
 
         using var anonymous = await DashboardHttp.GetAsync(http, path);
@@ -47,7 +47,7 @@ public sealed class DashboardAuthTests
     [Fact]
     public async Task The_pages_and_api_answer_200_with_the_password_and_metrics_stay_open()
     {
-        await using var silo = await TestSilo.StartAsync(options => options.Dashboard.Password = Password);
+        await using var silo = await DashboardSilo.StartAsync(options => options.Dashboard.Password = Password);
         using var http = DashboardHttp.For(silo.Endpoints.Http);
 
         foreach (var path in new[] { "/dashboard/", "/dashboard/cache/" })
@@ -68,7 +68,7 @@ public sealed class DashboardAuthTests
     [Fact]
     public async Task ProtectMetrics_puts_metrics_behind_the_password_too()
     {
-        await using var silo = await TestSilo.StartAsync(options =>
+        await using var silo = await DashboardSilo.StartAsync(options =>
         {
             options.Dashboard.Password = Password;
             options.Dashboard.ProtectMetrics = true;
@@ -83,7 +83,7 @@ public sealed class DashboardAuthTests
     [Fact]
     public async Task Without_a_password_the_dashboard_is_open_and_can_be_turned_off()
     {
-        await using var open = await TestSilo.StartAsync();
+        await using var open = await DashboardSilo.StartAsync();
         using var openHttp = DashboardHttp.For(open.Endpoints.Http);
         foreach (var path in new[] { "/dashboard/", "/dashboard/cache/" })
         {
@@ -91,7 +91,7 @@ public sealed class DashboardAuthTests
             Assert.Equal(HttpStatusCode.OK, page.StatusCode);
         }
 
-        await using var off = await TestSilo.StartAsync(options => options.Dashboard.Enabled = false);
+        await using var off = await DashboardSilo.StartAsync(options => options.Dashboard.Enabled = false);
         using var offHttp = DashboardHttp.For(off.Endpoints.Http);
         foreach (var path in new[] { "/dashboard/", "/dashboard/cache/", "/dashboard/DashboardCounters" })
         {
@@ -107,7 +107,7 @@ public sealed class DashboardAuthTests
     {
         // The host's authentication (cookies, sending anonymous callers to its login page) and its policy (here, a
         // header its proxy sets for operators); Cubby only names the policy.
-        await using var silo = await TestSilo.StartAsync(
+        await using var silo = await DashboardSilo.StartAsync(
             options =>
             {
                 options.Dashboard.AuthorizationPolicy = "operators";
@@ -141,7 +141,7 @@ public sealed class DashboardAuthTests
     [InlineData(null, null, true, "Cubby:Dashboard:ProtectMetrics")]
     public async Task Bad_settings_stop_the_silo_naming_the_setting(string? password, string? policy, bool protectMetrics, string setting)
     {
-        var error = await Assert.ThrowsAsync<OptionsValidationException>(() => TestSilo.StartAsync(options =>
+        var error = await Assert.ThrowsAsync<OptionsValidationException>(() => DashboardSilo.StartAsync(options =>
         {
             options.Dashboard.Password = password;
             options.Dashboard.AuthorizationPolicy = policy;

@@ -15,14 +15,20 @@ internal sealed class CacheReportGatherer(SiloRuntime silo, RecentDeaths deaths)
 
     public async Task<CacheReport> GatherAsync(int seconds)
     {
-        var members = silo.Membership.CurrentSnapshot.Members.Values
-            .Where(static member => member.Status is SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping)
-            .OrderBy(static member => member.SiloAddress)
-            .ToList();
-        var live = await Task.WhenAll(members.Select(member => DescribeAsync(member, seconds))).ConfigureAwait(false);
-        var dead = deaths.Latest().OrderByDescending(static death => death.Value).Select(static death =>
-            new CacheSilo(death.Key.ToParsableString(), "", nameof(SiloStatus.Dead), 0, IsSelf: false, Reachable: false, null) { DeclaredDeadAt = death.Value });
-        return new CacheReport(silo.Options.ClusterId, silo.Self.ToParsableString(), silo.Options.SlotCount, silo.Time.GetUtcNow(), [.. live, .. dead]);
+        // One snapshot decides each silo's one row: live (asked for its figures), or recently dead.
+        var members = silo.Membership.CurrentSnapshot.Members.Values.OrderBy(static member => member.SiloAddress).ToList();
+        var live = members.Where(static member => member.Status is SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping);
+        var rows = await Task.WhenAll(live.Select(member => DescribeAsync(member, seconds))).ConfigureAwait(false);
+        var dead = new List<CacheSilo>();
+        foreach (var member in members.Where(static member => member.Status == SiloStatus.Dead))
+        {
+            if (deaths.TryGetRecent(member.SiloAddress, out var declaredAt))
+            {
+                dead.Add(new CacheSilo(member.SiloAddress.ToParsableString(), "", nameof(SiloStatus.Dead), 0, IsSelf: false, Reachable: false, null) { DeclaredDeadAt = declaredAt });
+            }
+        }
+
+        return new CacheReport(silo.Options.ClusterId, silo.Self.ToParsableString(), silo.Options.SlotCount, silo.Time.GetUtcNow(), [.. rows, .. dead.OrderByDescending(static row => row.DeclaredDeadAt)]);
     }
 
     private async Task<CacheSilo> DescribeAsync(ClusterMember member, int seconds)

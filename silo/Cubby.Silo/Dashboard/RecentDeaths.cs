@@ -14,12 +14,9 @@ internal sealed class RecentDeaths(IClusterMembershipService membership, TimePro
     private readonly ConcurrentDictionary<SiloAddress, DateTimeOffset> _deaths = new();
     private HashSet<SiloAddress>? _known;
 
-    /// <summary>The silos declared dead within <see cref="Shown"/>, with when this silo saw it.</summary>
-    public IEnumerable<KeyValuePair<SiloAddress, DateTimeOffset>> Latest()
-    {
-        var since = time.GetUtcNow() - Shown;
-        return _deaths.Where(death => death.Value >= since);
-    }
+    /// <summary>When this silo saw <paramref name="silo"/> declared dead, if that was within <see cref="Shown"/>.</summary>
+    public bool TryGetRecent(SiloAddress silo, out DateTimeOffset declaredAt) =>
+        _deaths.TryGetValue(silo, out declaredAt) && declaredAt >= time.GetUtcNow() - Shown;
 
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {

@@ -35,7 +35,9 @@ public sealed class ThreadPoolStarvationTests
         var entryOptions = new DistributedCacheEntryOptions { SlidingExpiration = TimeSpan.FromMinutes(1) };
         ThreadPool.GetMinThreads(out var minWorkers, out _);
         var workItems = Math.Max(minWorkers, ThreadPool.ThreadCount) * 2 + 32;
-        using var done = new CountdownEvent(workItems);
+        // Not disposed: if the wait below times out, work items still running signal it after the test has ended, and
+        // signalling a disposed event would crash the test host instead of failing this test.
+        var done = new CountdownEvent(workItems);
         var failures = new System.Collections.Concurrent.ConcurrentQueue<Exception>();
         for (var item = 0; item < workItems; item++)
         {

@@ -58,25 +58,26 @@ internal sealed partial class Shard
 
     /// <summary>
     /// Frees memory by removing one entry chosen from <paramref name="samples"/> random ones: an expired entry if the
-    /// sample has one, else the least recently used (approximate LRU, as Redis samples). Returns the bytes freed; 0 when
-    /// the shard is empty or another thread holds its turn.
+    /// sample has one, else the least recently used (approximate LRU, as Redis samples). <paramref name="freed"/> is the
+    /// bytes freed, 0 when the shard is empty. False, freeing nothing, when another thread holds the shard's turn.
     /// </summary>
     /// <remarks>
-    /// A writer evicts while it may hold its own shard's turn (a command runs whole inside it), so taking another
+    /// A writer evicts while it holds its own shard's turn (a command runs whole inside it), so taking another
     /// shard's turn must never wait: two writers evicting from each other's shards would deadlock.
     /// </remarks>
-    public long EvictOne(int samples)
+    public bool TryEvictOne(int samples, out long freed)
     {
+        freed = 0;
         if (!_turn.TryEnter())
         {
-            return 0;
+            return false;
         }
 
         try
         {
             if (_store.Count == 0)
             {
-                return 0;
+                return true;
             }
 
             var now = Now();
@@ -107,7 +108,8 @@ internal sealed partial class Shard
             }
 
             RemoveEntry(victim);
-            return before - _store.UsedBytes;
+            freed = before - _store.UsedBytes;
+            return true;
         }
         finally
         {

@@ -64,11 +64,9 @@ internal sealed partial class Shard
     /// <summary>
     /// Installs a migration chunk of this grain's slot: each live entry is inserted, or overwrites the entry with its key,
     /// keeping its flags and absolute expiry state (so a sliding entry keeps its window and deadline). Each entry is
-    /// charged to the memory budget as a write is, and when the budget is full <paramref name="evictor"/> makes room
-    /// first, outside this grain's turn, as the write path does.
+    /// charged to the memory budget as a write is, evicting to make room when the budget is full.
     /// </summary>
     /// <param name="chunk">A whole chunk written by <see cref="WriteChunk"/>.</param>
-    /// <param name="evictor">Makes room in the shared budget. Call this method without holding any grain's turn.</param>
     /// <returns>
     /// The entries installed. Entries already expired when they arrive are dropped; so is an entry that still does not
     /// fit once eviction has done what it can (as a write would get OOM).
@@ -77,9 +75,8 @@ internal sealed partial class Shard
     /// The chunk is truncated, corrupt or of another slot. The whole chunk is checked before the first entry is
     /// installed, so a bad chunk installs nothing, not even the entries before the bad part.
     /// </exception>
-    public int Install(ReadOnlySpan<byte> chunk, Evictor evictor)
+    public int Install(ReadOnlySpan<byte> chunk)
     {
-        ArgumentNullException.ThrowIfNull(evictor);
         lock (_turn)
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
@@ -95,12 +92,6 @@ internal sealed partial class Shard
         var installed = 0;
         while (reader.TryRead(out var entry))
         {
-            var size = _store.SizeOf(entry.Key.Length, entry.Value.Length);
-            if (_budget.Available < size)
-            {
-                evictor.MakeRoom(size);
-            }
-
             lock (_turn)
             {
                 if (InstallEntry(entry, Now()))
@@ -124,25 +115,31 @@ internal sealed partial class Shard
         }
 
         var metadata = entry.Metadata with { LastAccess = EntryMetadata.Clock(now) };
-        var index = FindLive(entry.Key, now);
-        if (index >= 0)
+        while (true)
         {
-            if (!_budget.TryCharge(GrowthOf(index, entry.Value.Length)))
+            var index = FindLive(entry.Key, now);
+            var charge = Charge(index >= 0 ? GrowthOf(index, entry.Value.Length) : _store.SizeOf(entry.Key.Length, entry.Value.Length));
+            if (charge == ChargeOutcome.Evicted)
+            {
+                continue;
+            }
+
+            if (charge == ChargeOutcome.OutOfMemory)
             {
                 return false;
             }
 
-            _store.ReplaceValue(index, entry.Value);
-            _store.MetadataAt(index) = metadata;
+            if (index >= 0)
+            {
+                _store.ReplaceValue(index, entry.Value);
+                _store.MetadataAt(index) = metadata;
+            }
+            else
+            {
+                _store.Add(entry.Key, entry.Value, metadata);
+            }
+
             return true;
         }
-
-        if (!_budget.TryCharge(_store.SizeOf(entry.Key.Length, entry.Value.Length)))
-        {
-            return false;
-        }
-
-        _store.Add(entry.Key, entry.Value, metadata);
-        return true;
     }
 }

@@ -1,4 +1,5 @@
 using System.Buffers;
+using Cubby.Grains.Capacity;
 using Cubby.Grains.Storage;
 using Cubby.Text;
 
@@ -9,25 +10,31 @@ internal sealed partial class Shard
     /// <summary>Adds <paramref name="delta"/> to an integer value (INCR family); an absent entry counts as 0. Keeps the expiry.</summary>
     public UpdateStatus IncrementBy(ReadOnlySpan<byte> key, long delta, out long result)
     {
+        Span<byte> text = stackalloc byte[RedisNumber.MaxInt64Length];
         lock (_turn)
         {
-            result = 0;
-            var now = Now();
-            var index = FindLive(key, now);
-            long current = 0;
-            if (index >= 0 && !RedisNumber.TryParseInt64(_store.ValueAt(index), out current))
+            while (true)
             {
-                return UpdateStatus.NotInteger;
-            }
+                result = 0;
+                var now = Now();
+                var index = FindLive(key, now);
+                long current = 0;
+                if (index >= 0 && !RedisNumber.TryParseInt64(_store.ValueAt(index), out current))
+                {
+                    return UpdateStatus.NotInteger;
+                }
 
-            if ((delta > 0 && current > long.MaxValue - delta) || (delta < 0 && current < long.MinValue - delta))
-            {
-                return UpdateStatus.Overflow;
-            }
+                if ((delta > 0 && current > long.MaxValue - delta) || (delta < 0 && current < long.MinValue - delta))
+                {
+                    return UpdateStatus.Overflow;
+                }
 
-            result = current + delta;
-            Span<byte> text = stackalloc byte[RedisNumber.MaxInt64Length];
-            return WriteValue(key, index, text[..RedisNumber.FormatInt64(result, text)], now);
+                result = current + delta;
+                if (Finished(WriteValue(key, index, text[..RedisNumber.FormatInt64(result, text)], now)) is { } status)
+                {
+                    return status;
+                }
+            }
         }
     }
 
@@ -39,22 +46,28 @@ internal sealed partial class Shard
     {
         lock (_turn)
         {
-            length = 0;
-            var now = Now();
-            var index = FindLive(key, now);
-            double current = 0;
-            if (index >= 0 && !RedisNumber.TryParseDouble(_store.ValueAt(index), out current))
+            while (true)
             {
-                return UpdateStatus.NotFloat;
-            }
+                length = 0;
+                var now = Now();
+                var index = FindLive(key, now);
+                double current = 0;
+                if (index >= 0 && !RedisNumber.TryParseDouble(_store.ValueAt(index), out current))
+                {
+                    return UpdateStatus.NotFloat;
+                }
 
-            if (!double.IsFinite(current + delta))
-            {
-                return UpdateStatus.NotFinite;
-            }
+                if (!double.IsFinite(current + delta))
+                {
+                    return UpdateStatus.NotFinite;
+                }
 
-            length = RedisNumber.FormatSum(current, delta, text);
-            return WriteValue(key, index, text[..length], now);
+                length = RedisNumber.FormatSum(current, delta, text);
+                if (Finished(WriteValue(key, index, text[..length], now)) is { } status)
+                {
+                    return status;
+                }
+            }
         }
     }
 
@@ -63,16 +76,22 @@ internal sealed partial class Shard
     {
         lock (_turn)
         {
-            var now = Now();
-            var index = FindLive(key, now);
-            var current = index >= 0 ? _store.ValueAt(index) : default;
-            length = (long)current.Length + suffix.Length;
-            if (length > _maxValueBytes)
+            while (true)
             {
-                return UpdateStatus.TooLarge;
-            }
+                var now = Now();
+                var index = FindLive(key, now);
+                var current = index >= 0 ? _store.ValueAt(index) : default;
+                length = (long)current.Length + suffix.Length;
+                if (length > _maxValueBytes)
+                {
+                    return UpdateStatus.TooLarge;
+                }
 
-            return Compose(key, index, current, current.Length, suffix, now);
+                if (Finished(Compose(key, index, current, current.Length, suffix, now)) is { } status)
+                {
+                    return status;
+                }
+            }
         }
     }
 
@@ -81,28 +100,34 @@ internal sealed partial class Shard
     {
         lock (_turn)
         {
-            var now = Now();
-            var index = FindLive(key, now);
-            var current = index >= 0 ? _store.ValueAt(index) : default;
-            length = current.Length;
-            if (patch.IsEmpty)
+            while (true)
             {
-                return UpdateStatus.Ok;
-            }
+                var now = Now();
+                var index = FindLive(key, now);
+                var current = index >= 0 ? _store.ValueAt(index) : default;
+                length = current.Length;
+                if (patch.IsEmpty)
+                {
+                    return UpdateStatus.Ok;
+                }
 
-            // Compared without adding, so a huge offset cannot overflow past the check.
-            if (offset > _maxValueBytes - patch.Length)
-            {
-                return UpdateStatus.TooLarge;
-            }
+                // Compared without adding, so a huge offset cannot overflow past the check.
+                if (offset > _maxValueBytes - patch.Length)
+                {
+                    return UpdateStatus.TooLarge;
+                }
 
-            length = Math.Max(current.Length, offset + patch.Length);
-            return Compose(key, index, current, (int)offset, patch, now);
+                length = Math.Max(current.Length, offset + patch.Length);
+                if (Finished(Compose(key, index, current, (int)offset, patch, now)) is { } status)
+                {
+                    return status;
+                }
+            }
         }
     }
 
     /// <summary>Writes current[..offset] (zero-padded), then <paramref name="patch"/>, then the rest of current.</summary>
-    private UpdateStatus Compose(ReadOnlySpan<byte> key, int index, ReadOnlySpan<byte> current, int offset, ReadOnlySpan<byte> patch, long now)
+    private ChargeOutcome Compose(ReadOnlySpan<byte> key, int index, ReadOnlySpan<byte> current, int offset, ReadOnlySpan<byte> patch, long now)
     {
         var length = Math.Max(current.Length, offset + patch.Length);
         var buffer = ArrayPool<byte>.Shared.Rent(length);
@@ -121,26 +146,32 @@ internal sealed partial class Shard
     }
 
     /// <summary>Stores a new value for a key, keeping the entry's metadata when it exists.</summary>
-    private UpdateStatus WriteValue(ReadOnlySpan<byte> key, int index, ReadOnlySpan<byte> value, long now)
+    private ChargeOutcome WriteValue(ReadOnlySpan<byte> key, int index, ReadOnlySpan<byte> value, long now)
     {
+        var charge = Charge(index >= 0 ? GrowthOf(index, value.Length) : _store.SizeOf(key.Length, value.Length));
+        if (charge != ChargeOutcome.Charged)
+        {
+            return charge;
+        }
+
         if (index >= 0)
         {
-            if (!_budget.TryCharge(GrowthOf(index, value.Length)))
-            {
-                return UpdateStatus.OutOfMemory;
-            }
-
             _store.ReplaceValue(index, value);
             _store.MetadataAt(index).LastAccess = EntryMetadata.Clock(now);
-            return UpdateStatus.Ok;
         }
-
-        if (!_budget.TryCharge(_store.SizeOf(key.Length, value.Length)))
+        else
         {
-            return UpdateStatus.OutOfMemory;
+            _store.Add(key, value, EntryMetadata.Create(ExpirySpec.Never, 0, now));
         }
 
-        _store.Add(key, value, EntryMetadata.Create(ExpirySpec.Never, 0, now));
-        return UpdateStatus.Ok;
+        return ChargeOutcome.Charged;
     }
+
+    /// <summary>The status of a finished update, or null when eviction made room and the update must start over.</summary>
+    private static UpdateStatus? Finished(ChargeOutcome charge) => charge switch
+    {
+        ChargeOutcome.Charged => UpdateStatus.Ok,
+        ChargeOutcome.OutOfMemory => UpdateStatus.OutOfMemory,
+        _ => null,
+    };
 }

@@ -1,3 +1,4 @@
+using Cubby.Grains.Capacity;
 using Cubby.Grains.Storage;
 
 namespace Cubby.Grains;
@@ -6,49 +7,63 @@ internal sealed partial class Shard
 {
     /// <summary>
     /// Writes an entry if <see cref="SetRequest.Condition"/> holds. The previous live value, if any, is given to
-    /// <paramref name="previous"/> before it is replaced (SET ... GET), whether or not the write then applies.
+    /// <paramref name="previous"/> before it is replaced (SET ... GET), whether or not the write then applies. When the
+    /// budget is full, entries are evicted (from any shard) to make room; OutOfMemory only when nothing can make it fit.
     /// </summary>
     public SetStatus Set<TReader>(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, in SetRequest request, ref TReader previous)
         where TReader : IEntryReader, allows ref struct
     {
         lock (_turn)
         {
-            var now = Now();
-            var index = FindLive(key, now);
-            if (index >= 0)
+            while (true)
             {
-                ref var current = ref _store.MetadataAt(index);
-                previous.Read(_store.ValueAt(index), current, now);
-                if (request.Condition == WriteCondition.IfAbsent)
+                var now = Now();
+                var index = FindLive(key, now);
+                if (index >= 0)
+                {
+                    if (request.Condition == WriteCondition.IfAbsent)
+                    {
+                        previous.Read(_store.ValueAt(index), _store.MetadataAt(index), now);
+                        return SetStatus.NotStored;
+                    }
+
+                    var charge = Charge(GrowthOf(index, value.Length));
+                    if (charge == ChargeOutcome.Evicted)
+                    {
+                        continue;
+                    }
+
+                    ref var current = ref _store.MetadataAt(index);
+                    previous.Read(_store.ValueAt(index), current, now);
+                    if (charge == ChargeOutcome.OutOfMemory)
+                    {
+                        return SetStatus.OutOfMemory;
+                    }
+
+                    var replaced = request.Expiry.KeepExisting
+                        ? current with { Flags = request.Flags, LastAccess = EntryMetadata.Clock(now) }
+                        : EntryMetadata.Create(request.Expiry, request.Flags, now);
+                    _store.ReplaceValue(index, value);
+                    _store.MetadataAt(index) = replaced;
+                    return SetStatus.Updated;
+                }
+
+                if (request.Condition == WriteCondition.IfPresent)
                 {
                     return SetStatus.NotStored;
                 }
 
-                if (!_budget.TryCharge(GrowthOf(index, value.Length)))
+                switch (Charge(_store.SizeOf(key.Length, value.Length)))
                 {
-                    return SetStatus.OutOfMemory;
+                    case ChargeOutcome.Evicted:
+                        continue;
+                    case ChargeOutcome.OutOfMemory:
+                        return SetStatus.OutOfMemory;
                 }
 
-                var replaced = request.Expiry.KeepExisting
-                    ? current with { Flags = request.Flags, LastAccess = EntryMetadata.Clock(now) }
-                    : EntryMetadata.Create(request.Expiry, request.Flags, now);
-                _store.ReplaceValue(index, value);
-                _store.MetadataAt(index) = replaced;
-                return SetStatus.Updated;
+                _store.Add(key, value, EntryMetadata.Create(request.Expiry, request.Flags, now));
+                return SetStatus.Created;
             }
-
-            if (request.Condition == WriteCondition.IfPresent)
-            {
-                return SetStatus.NotStored;
-            }
-
-            if (!_budget.TryCharge(_store.SizeOf(key.Length, value.Length)))
-            {
-                return SetStatus.OutOfMemory;
-            }
-
-            _store.Add(key, value, EntryMetadata.Create(request.Expiry, request.Flags, now));
-            return SetStatus.Created;
         }
     }
 

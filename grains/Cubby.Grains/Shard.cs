@@ -15,6 +15,7 @@ internal sealed partial class Shard : IDisposable
     private readonly Lock _turn = new();
     private readonly IEntryStore _store;
     private readonly MemoryBudget _budget;
+    private readonly IMemoryReclaimer _reclaimer;
     private readonly TimeProvider _time;
     private readonly int _maxValueBytes;
     private long _expired;
@@ -22,11 +23,12 @@ internal sealed partial class Shard : IDisposable
     private bool _disposed;
     private bool _closed;
 
-    public Shard(int slot, IEntryStore store, MemoryBudget budget, TimeProvider time, int maxValueBytes)
+    public Shard(int slot, IEntryStore store, MemoryBudget budget, IMemoryReclaimer reclaimer, TimeProvider time, int maxValueBytes)
     {
         Slot = slot;
         _store = store;
         _budget = budget;
+        _reclaimer = reclaimer;
         _time = time;
         _maxValueBytes = maxValueBytes;
     }
@@ -145,6 +147,17 @@ internal sealed partial class Shard : IDisposable
         var keyLength = _store.KeyAt(index).Length;
         return _store.SizeOf(keyLength, newLength) - _store.SizeOf(keyLength, _store.ValueAt(index).Length);
     }
+
+    /// <summary>
+    /// Charges a write's growth to the budget. When it does not fit, entries are evicted (from any shard, this one
+    /// included: it may hold the only evictable ones) and the answer is <see cref="ChargeOutcome.Evicted"/>, nothing
+    /// charged: the caller looks its entry up again, since eviction may have removed or moved it, and charges anew. A
+    /// concurrent writer may take the room first; then the caller evicts again.
+    /// </summary>
+    private ChargeOutcome Charge(long bytes) =>
+        _budget.TryCharge(bytes) ? ChargeOutcome.Charged
+        : _reclaimer.MakeRoom(bytes) ? ChargeOutcome.Evicted
+        : ChargeOutcome.OutOfMemory;
 
     private void RemoveEntry(int index)
     {

@@ -67,7 +67,7 @@ internal sealed class ShardCatalog : IDisposable
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _grains.Length);
-        return new Shard(slot, _createStore(), Budget, _time, _settings.MaxValueBytes);
+        return new Shard(slot, _createStore(), Budget, Evictor, _time, _settings.MaxValueBytes);
     }
 
     /// <summary>
@@ -119,13 +119,6 @@ internal sealed class ShardCatalog : IDisposable
     }
 
     public long EstimateSize(int keyLength, int valueLength) => Sizer.SizeOf(keyLength, valueLength);
-
-    /// <summary>Evicts until an entry of these sizes fits in the budget; false when it cannot.</summary>
-    public bool EnsureRoom(int keyLength, int valueLength)
-    {
-        var bytes = EstimateSize(keyLength, valueLength);
-        return Budget.Available >= bytes || Evictor.MakeRoom(bytes);
-    }
 
     /// <summary>Removes <paramref name="shard"/> from the catalog if it is still the one of <paramref name="slot"/>.</summary>
     public void Detach(int slot, Shard shard)
@@ -204,7 +197,7 @@ internal sealed class ShardCatalog : IDisposable
 
     private Shard Activate(int slot)
     {
-        var grain = new Shard(slot, _createStore(), Budget, _time, _settings.MaxValueBytes);
+        var grain = new Shard(slot, _createStore(), Budget, Evictor, _time, _settings.MaxValueBytes);
         var winner = Interlocked.CompareExchange(ref _grains[slot], grain, null);
         if (winner is null)
         {

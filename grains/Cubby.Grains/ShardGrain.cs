@@ -115,7 +115,7 @@ internal sealed partial class ShardGrain(
             {
                 if (rehydrationContext.TryGetBytes(ChunkKey(i), out var chunk))
                 {
-                    shard.Install(chunk.IsSingleSegment ? chunk.FirstSpan : chunk.ToArray(), catalog.Evictor);
+                    shard.Install(chunk.IsSingleSegment ? chunk.FirstSpan : chunk.ToArray());
                 }
             }
         }
@@ -220,7 +220,6 @@ internal sealed partial class ShardGrain(
     public ValueTask<long> Increment(byte[] key, long delta)
     {
         CheckKey(key);
-        catalog.EnsureRoom(key.Length, Text.RedisNumber.MaxInt64Length);
         return Entries.IncrementBy(key, delta, out var result) switch
         {
             UpdateStatus.Ok => ValueTask.FromResult(result),
@@ -321,13 +320,8 @@ internal sealed partial class ShardGrain(
 
     private static string ChunkKey(int index) => "cubby.chunk." + index.ToString(System.Globalization.CultureInfo.InvariantCulture);
 
-    private WriteOutcome Write(Shard shard, byte[] key, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition)
+    private static WriteOutcome Write(Shard shard, byte[] key, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition)
     {
-        if (!catalog.EnsureRoom(key.Length, value.Length))
-        {
-            throw new Sharding.CubbyOutOfMemoryException();
-        }
-
         var none = default(NoReader);
         var request = new SetRequest((WriteCondition)condition, new ExpirySpec(expiry.ExpiresAt, expiry.SlidingWindow), (uint)flags);
         return shard.Set(key, value, request, ref none) switch

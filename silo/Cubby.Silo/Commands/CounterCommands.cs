@@ -39,7 +39,7 @@ internal static class CounterCommands
     public static void IncrByFloat(ClientSession session, RespRequest request)
     {
         var key = request[1];
-        if (!session.CheckKey(key) || !Arguments.TryDouble(session, request[2], out var delta) || !Writes.EnsureRoom(session, key.Length, RedisNumber.MaxDoubleLength))
+        if (!session.CheckKey(key) || !Arguments.TryDouble(session, request[2], out var delta))
         {
             return;
         }
@@ -64,7 +64,7 @@ internal static class CounterCommands
 
     private static void Increment(ClientSession session, ReadOnlySpan<byte> key, long delta)
     {
-        if (!session.CheckKey(key) || !Writes.EnsureRoom(session, key.Length, RedisNumber.MaxInt64Length))
+        if (!session.CheckKey(key))
         {
             return;
         }

@@ -92,11 +92,6 @@ internal static class StringCommands
             expiry = new ExpirySpec(expiresAt);
         }
 
-        if (!Writes.EnsureRoom(session, key.Length, request[2].Length))
-        {
-            return;
-        }
-
         var grain = session.Silo.Catalog.GrainFor(key);
         var setRequest = new SetRequest(condition, expiry);
         SetStatus status;
@@ -251,11 +246,6 @@ internal static class StringCommands
             bytes += catalog.EstimateSize(request[i].Length, request[i + 1].Length);
         }
 
-        if (!Writes.EnsureRoom(session, bytes))
-        {
-            return;
-        }
-
         var held = new List<Shard>(slots.Count);
         try
         {
@@ -264,6 +254,13 @@ internal static class StringCommands
                 var grain = catalog[slot];
                 grain.EnterTurn();
                 held.Add(grain);
+            }
+
+            // Room for all of them before the first is written, so one key's write does not evict another's.
+            if (!catalog.Evictor.MakeRoom(bytes))
+            {
+                session.Writer.WriteError(ErrorText.OutOfMemory);
+                return;
             }
 
             for (var i = 1; i < request.Count; i += 2)
@@ -299,7 +296,7 @@ internal static class StringCommands
     public static void Append(ClientSession session, RespRequest request)
     {
         var key = request[1];
-        if (!session.CheckKey(key) || !Writes.EnsureRoom(session, key.Length, request[2].Length))
+        if (!session.CheckKey(key))
         {
             return;
         }
@@ -357,11 +354,6 @@ internal static class StringCommands
         if (!patch.IsEmpty && offset > limit - patch.Length)
         {
             session.Writer.WriteError(ErrorText.ValueTooLarge(limit));
-            return;
-        }
-
-        if (!Writes.EnsureRoom(session, key.Length, patch.IsEmpty ? 0 : (int)offset + patch.Length))
-        {
             return;
         }
 

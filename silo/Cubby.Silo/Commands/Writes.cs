@@ -3,13 +3,13 @@ using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Commands;
 
-/// <summary>What every writing command does: make room in the memory budget, write, report out-of-memory.</summary>
+/// <summary>What writing commands share: check the key, write (the shard evicts to make room), report out-of-memory.</summary>
 internal static class Writes
 {
-    /// <summary>Checks the key, makes room and writes; returns null after writing an error reply.</summary>
+    /// <summary>Checks the key and writes; returns null after writing an error reply.</summary>
     public static SetStatus? Set(ClientSession session, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, in SetRequest request)
     {
-        if (!session.CheckKey(key) || !EnsureRoom(session, key.Length, value.Length))
+        if (!session.CheckKey(key))
         {
             return null;
         }
@@ -23,22 +23,6 @@ internal static class Writes
         }
 
         return status;
-    }
-
-    public static bool EnsureRoom(ClientSession session, int keyLength, int valueLength) =>
-        EnsureRoom(session, session.Silo.Catalog.EstimateSize(keyLength, valueLength));
-
-    /// <summary>Evicts until <paramref name="bytes"/> fit; writes the OOM error and returns false when they cannot.</summary>
-    public static bool EnsureRoom(ClientSession session, long bytes)
-    {
-        var silo = session.Silo;
-        if (silo.Catalog.Budget.Available >= bytes || silo.Evictor.MakeRoom(bytes))
-        {
-            return true;
-        }
-
-        session.Writer.WriteError(ErrorText.OutOfMemory);
-        return false;
     }
 
     /// <summary>The reply of APPEND and SETRANGE: the new length, or the error the grain reported.</summary>

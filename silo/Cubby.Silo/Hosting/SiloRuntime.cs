@@ -43,8 +43,6 @@ internal sealed class SiloRuntime(
     /// <summary>The other silos' own reports (RESP endpoint, counts, dashboard numbers).</summary>
     public SiloReports Reports => reports ?? throw new InvalidOperationException(NoOrleans);
 
-    public Evictor Evictor => Catalog.Evictor;
-
     public CommandTable Commands { get; } = CommandTable.Create();
 
     public SiloStatistics Statistics { get; } = new();

@@ -8,9 +8,9 @@ namespace Cubby.Tests.Grains;
 /// <summary>A grain catalog on a fake clock, with string helpers that route each key to its grain.</summary>
 internal sealed class CatalogHost : IDisposable
 {
-    public CatalogHost(GrainSettings settings)
+    public CatalogHost(GrainSettings settings, StoreKind store = StoreKind.Managed)
     {
-        Catalog = new ShardCatalog(settings, Time);
+        Catalog = new ShardCatalog(settings, Time, StoreKinds.Factory(store));
     }
 
     public FakeTimeProvider Time { get; } = new();

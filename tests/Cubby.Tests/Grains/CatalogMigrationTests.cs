@@ -86,10 +86,11 @@ public sealed class CatalogMigrationTests
         var none = default(NoReader);
         Assert.Throws<ObjectDisposedException>(() => grain.Set(MigrationPair.Bytes("x"), new byte[10], new SetRequest(WriteCondition.Always, ExpirySpec.Never), ref none));
         Assert.Throws<ObjectDisposedException>(() => grain.Exists(MigrationPair.Bytes(MigrationPair.KeyOf(1))));
-        Assert.Throws<ObjectDisposedException>(() => grain.Install(Array.Empty<byte>(), pair.TargetEvictor));
+        Assert.Throws<ObjectDisposedException>(() => grain.Install(Array.Empty<byte>()));
         Assert.Equal(0, grain.Clear());
         Assert.Equal(0, grain.RemoveAllExpired());
-        Assert.Equal(0, grain.EvictOne(5));
+        Assert.True(grain.TryEvictOne(5, out var freed));
+        Assert.Equal(0, freed);
         Assert.Equal(others, pair.Source.Budget.Used);
     }
 }

@@ -13,7 +13,8 @@ public sealed class EvictionTests
     {
         using var host = new SingleGrain();
 
-        Assert.Equal(0, host.Grain.EvictOne(5));
+        Assert.True(host.Grain.TryEvictOne(5, out var freed));
+        Assert.Equal(0, freed);
         Assert.Equal(0, host.Grain.EvictedCount);
     }
 
@@ -25,7 +26,7 @@ public sealed class EvictionTests
         host.Set("bb", "longer value");
         var used = host.Budget.Used;
 
-        var freed = host.Grain.EvictOne(5);
+        Assert.True(host.Grain.TryEvictOne(5, out var freed));
 
         Assert.Equal(1, host.Grain.Count);
         Assert.Equal(1, host.Grain.EvictedCount);
@@ -49,7 +50,8 @@ public sealed class EvictionTests
             host.Set("expired", "v", new ExpirySpec(host.Now + 1000));
             host.Advance(2000);
 
-            Assert.True(host.Grain.EvictOne(64) > 0);
+            Assert.True(host.Grain.TryEvictOne(64, out var freed));
+            Assert.True(freed > 0);
 
             Assert.Equal(1, host.Grain.Count);
             Assert.Equal(1, host.Grain.ExpiredCount);
@@ -71,7 +73,7 @@ public sealed class EvictionTests
             host.Advance(1000);
             Assert.Equal("v", host.Get("newer"));
 
-            host.Grain.EvictOne(64);
+            Assert.True(host.Grain.TryEvictOne(64, out _));
 
             Assert.Null(host.Get("old"));
             Assert.Equal("v", host.Get("new"));
@@ -91,7 +93,7 @@ public sealed class EvictionTests
             Assert.Equal(SetStatus.Created, host.Set($"key:{i:000}", Value));
         }
 
-        Assert.Equal(SetStatus.OutOfMemory, host.Set("key:new", Value));
+        Assert.True(host.Catalog.Budget.Available < size);
 
         for (var i = 0; i < 50; i++)
         {
@@ -168,5 +170,78 @@ public sealed class EvictionTests
 
         Assert.Equal(1, host.Catalog.Count());
         Assert.Equal(0, host.EvictedCount());
+    }
+
+    [Fact]
+    public void A_write_into_a_full_catalog_evicts_to_make_room_instead_of_refusing()
+    {
+        using var host = new CatalogHost(new GrainSettings { SlotCount = 8, MaxMemoryBytes = 20_000 });
+        var size = host.Catalog.EstimateSize("key:000".Length, Value.Length);
+        var fits = (int)(host.Catalog.Budget.Limit / size);
+        for (var i = 0; i < fits + 50; i++)
+        {
+            Assert.Equal(SetStatus.Created, host.Set($"key:{i:000}", Value));
+            Assert.InRange(host.Catalog.Budget.Used, 1, host.Catalog.Budget.Limit);
+        }
+
+        Assert.Equal(fits, host.Catalog.Count());
+        Assert.Equal(50, host.EvictedCount());
+        Assert.Equal(host.GrainBytes(), host.Catalog.Budget.Used);
+    }
+
+    [Fact]
+    public void A_growing_update_evicts_too_even_when_the_only_entries_to_evict_are_in_its_own_shard()
+    {
+        using var host = new CatalogHost(new GrainSettings { SlotCount = 1, MaxMemoryBytes = 20_000 });
+        var size = host.Catalog.EstimateSize("key:000".Length, Value.Length);
+        var fits = (int)(host.Catalog.Budget.Limit / size);
+        for (var i = 0; i < fits; i++)
+        {
+            Assert.Equal(SetStatus.Created, host.Set($"key:{i:000}", Value));
+        }
+
+        var grain = host.GrainOf("counter");
+        Assert.Equal(UpdateStatus.Ok, grain.Append("counter"u8, new byte[500], out var length));
+        Assert.Equal(UpdateStatus.Ok, grain.IncrementBy("number"u8, 5, out var number));
+
+        Assert.Equal(500, length);
+        Assert.Equal(5, number);
+        Assert.True(host.EvictedCount() > 0);
+        Assert.InRange(host.Catalog.Budget.Used, 1, host.Catalog.Budget.Limit);
+        Assert.Equal(host.GrainBytes(), host.Catalog.Budget.Used);
+    }
+
+    [Fact]
+    public async Task MakeRoom_waits_for_a_busy_shard_instead_of_counting_it_as_empty()
+    {
+        using var host = new CatalogHost(new GrainSettings { SlotCount = 4, MaxMemoryBytes = 10_000 });
+        host.Set("k", Value);
+        var busy = host.GrainOf("k");
+        Assert.True(host.Catalog.Budget.TryCharge(host.Catalog.Budget.Available - 10));
+        using var holding = new ManualResetEventSlim();
+        using var release = new ManualResetEventSlim();
+        var holder = Task.Factory.StartNew(
+            () =>
+            {
+                busy.EnterTurn();
+                holding.Set();
+                release.Wait();
+                busy.ExitTurn();
+            },
+            TaskCreationOptions.LongRunning);
+        holding.Wait();
+
+        var evicting = Task.Factory.StartNew(() => new Evictor(host.Catalog).MakeRoom(20), TaskCreationOptions.LongRunning);
+        var watched = System.Diagnostics.Stopwatch.StartNew();
+        while (!evicting.IsCompleted && watched.ElapsedMilliseconds < 200)
+        {
+            Thread.Yield();
+        }
+
+        Assert.False(evicting.IsCompleted, "MakeRoom gave up while the only shard with entries was busy");
+        release.Set();
+        Assert.True(await evicting.WaitAsync(TimeSpan.FromSeconds(30)));
+        await holder;
+        Assert.Equal(1, host.EvictedCount());
     }
 }

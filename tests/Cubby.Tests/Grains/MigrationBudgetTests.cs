@@ -50,7 +50,7 @@ public sealed class MigrationBudgetTests
         MigrationPair.Set(pair.Target, key, new byte[10]);
         var before = pair.Target.Budget.Used;
 
-        var installed = pair.Target[pair.MovingSlot].Install(chunk, pair.TargetEvictor);
+        var installed = pair.Target[pair.MovingSlot].Install(chunk);
 
         Assert.Equal(1, installed);
         Assert.Equal(before + 990, pair.Target.Budget.Used);
@@ -60,7 +60,7 @@ public sealed class MigrationBudgetTests
         Assert.Equal(pair.Now + 5000, arrived.Metadata.ExpiresAt);
 
         // Installing the same chunk again (a resent chunk) changes nothing.
-        Assert.Equal(1, pair.Target[pair.MovingSlot].Install(chunk, pair.TargetEvictor));
+        Assert.Equal(1, pair.Target[pair.MovingSlot].Install(chunk));
         Assert.Equal(before + 990, pair.Target.Budget.Used);
         Assert.Equal(1, pair.Target[pair.MovingSlot].Count);
     }
@@ -79,9 +79,9 @@ public sealed class MigrationBudgetTests
         }
 
         var filled = 0;
-        while (MigrationPair.Set(pair.Target, $"resident:{filled}", new byte[1000]) == Cubby.Grains.SetStatus.Created)
+        while (pair.Target.Budget.Available >= perEntry)
         {
-            filled++;
+            Assert.Equal(Cubby.Grains.SetStatus.Created, MigrationPair.Set(pair.Target, $"resident:{filled++}", new byte[1000]));
         }
 
         Assert.True(filled > 60);

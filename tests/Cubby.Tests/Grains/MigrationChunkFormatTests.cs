@@ -77,13 +77,13 @@ public sealed class MigrationChunkFormatTests
         for (var length = 0; length < chunk.Length; length++)
         {
             var truncated = chunk[..length];
-            var error = Assert.Throws<InvalidDataException>(() => grain.Install(truncated, pair.TargetEvictor));
+            var error = Assert.Throws<InvalidDataException>(() => grain.Install(truncated));
             Assert.StartsWith("Invalid migration chunk: ", error.Message, StringComparison.Ordinal);
             Assert.Equal(0, grain.Count);
             Assert.Equal(0, pair.Target.Budget.Used);
         }
 
-        Assert.Equal(3, grain.Install(chunk, pair.TargetEvictor));
+        Assert.Equal(3, grain.Install(chunk));
         grain.Dispose();
     }
 
@@ -97,12 +97,12 @@ public sealed class MigrationChunkFormatTests
         {
             var corrupt = (byte[])chunk.Clone();
             corrupt[bit / 8] ^= (byte)(1 << (bit % 8));
-            Assert.Throws<InvalidDataException>(() => grain.Install(corrupt, pair.TargetEvictor));
+            Assert.Throws<InvalidDataException>(() => grain.Install(corrupt));
             Assert.Equal(0, grain.Count);
             Assert.Equal(0, pair.Target.Budget.Used);
         }
 
-        Assert.Equal(3, grain.Install(chunk, pair.TargetEvictor));
+        Assert.Equal(3, grain.Install(chunk));
         grain.Dispose();
     }
 
@@ -133,14 +133,14 @@ public sealed class MigrationChunkFormatTests
         var grain = pair.Target.CreateDetached(pair.MovingSlot);
 
         var longer = chunk.Append((byte)0).ToArray();
-        Assert.Contains("follow the trailer", Assert.Throws<InvalidDataException>(() => grain.Install(longer, pair.TargetEvictor)).Message, StringComparison.Ordinal);
+        Assert.Contains("follow the trailer", Assert.Throws<InvalidDataException>(() => grain.Install(longer)).Message, StringComparison.Ordinal);
 
         var other = pair.Target.CreateDetached((pair.MovingSlot + 1) % pair.Target.SlotCount);
-        Assert.Contains("not slot", Assert.Throws<InvalidDataException>(() => other.Install(chunk, pair.TargetEvictor)).Message, StringComparison.Ordinal);
+        Assert.Contains("not slot", Assert.Throws<InvalidDataException>(() => other.Install(chunk)).Message, StringComparison.Ordinal);
 
         var newer = (byte[])chunk.Clone();
         newer[4] = 2;
-        Assert.Contains("version 2", Assert.Throws<InvalidDataException>(() => grain.Install(newer, pair.TargetEvictor)).Message, StringComparison.Ordinal);
+        Assert.Contains("version 2", Assert.Throws<InvalidDataException>(() => grain.Install(newer)).Message, StringComparison.Ordinal);
         Assert.Equal(0, grain.Count + other.Count);
         grain.Dispose();
         other.Dispose();
@@ -158,17 +158,17 @@ public sealed class MigrationChunkFormatTests
         var chunks = MigrationPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, 1024);
         Assert.True(chunks.Count >= 3);
         var grain = pair.Target.CreateDetached(pair.MovingSlot);
-        var first = grain.Install(chunks[0], pair.TargetEvictor);
+        var first = grain.Install(chunks[0]);
         var bad = (byte[])chunks[1].Clone();
         bad[^7] ^= 0x10;
 
-        Assert.Throws<InvalidDataException>(() => grain.Install(bad, pair.TargetEvictor));
+        Assert.Throws<InvalidDataException>(() => grain.Install(bad));
 
         Assert.Equal(first, grain.Count);
         Assert.Equal(grain.UsedBytes, pair.Target.Budget.Used);
         Assert.Equal(MigrationPair.KeysIn(chunks[0]).Order(), MigrationPair.KeysIn(chunks[0]).Where(key => grain.Exists(MigrationPair.Bytes(key))).Order());
         Assert.DoesNotContain(MigrationPair.KeysIn(chunks[1]), key => grain.Exists(MigrationPair.Bytes(key)));
-        Assert.Equal(40 - first, chunks.Skip(1).Sum(chunk => grain.Install(chunk, pair.TargetEvictor)));
+        Assert.Equal(40 - first, chunks.Skip(1).Sum(chunk => grain.Install(chunk)));
         grain.Dispose();
     }
 

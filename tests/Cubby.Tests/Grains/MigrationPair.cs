@@ -1,7 +1,6 @@
 using System.Buffers;
 using System.Text;
 using Cubby.Grains;
-using Cubby.Grains.Capacity;
 using Cubby.Grains.Migration;
 using Cubby.Grains.Storage;
 using Cubby.Tests.Infrastructure;
@@ -15,7 +14,6 @@ internal sealed class MigrationPair : IDisposable
     {
         Source = new ShardCatalog(new GrainSettings { SlotCount = slotCount }, Time, StoreKinds.Factory(sourceStore));
         Target = new ShardCatalog(new GrainSettings { SlotCount = slotCount, MaxMemoryBytes = targetBudget }, Time, StoreKinds.Factory(targetStore));
-        TargetEvictor = new Evictor(Target);
     }
 
     public FakeTimeProvider Time { get; } = new();
@@ -23,8 +21,6 @@ internal sealed class MigrationPair : IDisposable
     public ShardCatalog Source { get; }
 
     public ShardCatalog Target { get; }
-
-    public Evictor TargetEvictor { get; }
 
     public long Now => Time.GetUtcNow().ToUnixTimeMilliseconds();
 
@@ -78,7 +74,7 @@ internal sealed class MigrationPair : IDisposable
         var leaving = Source.Detach(slot) ?? throw new InvalidOperationException("The slot has no grain.");
         var chunks = WriteAllChunks(leaving, maxBytes);
         var arriving = Target.CreateDetached(slot);
-        var installed = chunks.Sum(chunk => arriving.Install(chunk, TargetEvictor));
+        var installed = chunks.Sum(chunk => arriving.Install(chunk));
         Target.Attach(slot, arriving);
         leaving.Dispose();
         return (chunks, installed);

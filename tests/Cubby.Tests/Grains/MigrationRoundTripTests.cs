@@ -146,7 +146,7 @@ public sealed class MigrationRoundTripTests
 
         pair.Advance(100);
         var arriving = pair.Target.CreateDetached(pair.MovingSlot);
-        var installed = arriving.Install(chunks[0], pair.TargetEvictor);
+        var installed = arriving.Install(chunks[0]);
 
         Assert.Equal(1, installed);
         Assert.Equal(1, arriving.Count);

@@ -6,13 +6,16 @@ using Cubby.Tests.Infrastructure;
 
 namespace Cubby.Tests.Grains;
 
-/// <summary>One shard grain on a fake clock with a budget of its own, with string helpers for tests.</summary>
+/// <summary>
+/// One shard grain on a fake clock with a budget of its own and nothing to evict (a write that does not fit gets
+/// OutOfMemory), with string helpers for tests.
+/// </summary>
 internal sealed class SingleGrain : IDisposable
 {
     public SingleGrain(long maxMemoryBytes = 1L << 24, int maxValueBytes = 1 << 20)
     {
         Budget = new MemoryBudget(maxMemoryBytes);
-        Grain = new Shard(0, new ManagedEntryStore(), Budget, Time, maxValueBytes);
+        Grain = new Shard(0, new ManagedEntryStore(), Budget, NothingToEvict.Instance, Time, maxValueBytes);
     }
 
     public FakeTimeProvider Time { get; } = new();

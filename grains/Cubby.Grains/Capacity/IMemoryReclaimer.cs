@@ -1,0 +1,12 @@
+namespace Cubby.Grains.Capacity;
+
+/// <summary>Frees memory in a <see cref="MemoryBudget"/> when a write does not fit.</summary>
+internal interface IMemoryReclaimer
+{
+    /// <summary>
+    /// Frees memory until <paramref name="bytes"/> are available, or as close as it can. A caller may hold one or more
+    /// shards' turns; those shards may be evicted from too, so the caller must look its entry up again afterwards.
+    /// </summary>
+    /// <returns>False when the bytes cannot fit: more than the whole budget, or nothing left to evict.</returns>
+    bool MakeRoom(long bytes);
+}

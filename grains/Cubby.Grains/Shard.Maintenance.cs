@@ -73,6 +73,13 @@ internal sealed partial class Shard
             return false;
         }
 
+        if (!IsFreeForCaller())
+        {
+            // A transaction holds it: evicting one of its keys mid-transaction would break its isolation.
+            _turn.Exit();
+            return false;
+        }
+
         try
         {
             if (_store.Count == 0)

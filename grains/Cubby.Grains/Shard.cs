@@ -23,6 +23,9 @@ internal sealed partial class Shard : IDisposable
     private bool _disposed;
     private bool _closed;
 
+    // The call chain holding this shard for a transaction (RequestContext.ReentrancyId); Guid.Empty when none does.
+    private Guid _holder;
+
     public Shard(int slot, IEntryStore store, MemoryBudget budget, IMemoryReclaimer reclaimer, TimeProvider time, int maxValueBytes)
     {
         Slot = slot;
@@ -80,7 +83,7 @@ internal sealed partial class Shard : IDisposable
     public bool TryEnterTurn()
     {
         _turn.Enter();
-        if (!_closed && !_disposed)
+        if (!_closed && !_disposed && IsFreeForCaller())
         {
             return true;
         }
@@ -88,6 +91,30 @@ internal sealed partial class Shard : IDisposable
         _turn.Exit();
         return false;
     }
+
+    /// <summary>
+    /// Holds this shard for the transaction of call chain <paramref name="chain"/>, after any direct call in progress:
+    /// until <see cref="Release"/>, direct callers outside that chain go through Orleans, which queues them behind the
+    /// holding grain call (see <see cref="Sharding.IShardGrain.Hold"/>).
+    /// </summary>
+    public void Hold(Guid chain)
+    {
+        lock (_turn)
+        {
+            _holder = chain;
+        }
+    }
+
+    public void Release()
+    {
+        lock (_turn)
+        {
+            _holder = Guid.Empty;
+        }
+    }
+
+    /// <summary>Whether no transaction holds this shard, or the caller runs in the one that does.</summary>
+    private bool IsFreeForCaller() => _holder == Guid.Empty || _holder == Orleans.Runtime.RequestContext.ReentrancyId;
 
     /// <summary>Whether direct callers may still use this shard.</summary>
     public bool IsOpen => !Volatile.Read(ref _closed) && !_disposed;

@@ -102,4 +102,16 @@ public interface IShardGrain : IGrainWithIntegerKey
     /// <summary>Where the shard is active: the endpoint (<c>host:port</c>) of its silo's Orleans silo port.</summary>
     /// <returns>The silo's endpoint when it answered; the shard may move later.</returns>
     ValueTask<string> Locate();
+
+    /// <summary>
+    /// Holds this shard for a transaction, then the next of <paramref name="slots"/> (ascending, so two transactions
+    /// never wait for each other), and once the last is held calls <paramref name="callback"/>; returns when it has
+    /// run the transaction. Meanwhile only calls of the caller's call chain (<c>RequestContext.ReentrancyId</c>, which the
+    /// caller must set) reach the held shards: Orleans queues every other call behind this one, and the silo's own RESP
+    /// front door goes through the grain too.
+    /// </summary>
+    /// <param name="slots">The transaction's shards, ascending and distinct.</param>
+    /// <param name="depth">This shard's position in <paramref name="slots"/>.</param>
+    /// <param name="callback">The silo running the transaction.</param>
+    ValueTask Hold([Immutable] int[] slots, int depth, ITransactionCallback callback);
 }

@@ -15,6 +15,12 @@ internal sealed record CommandDefinition(string Name, int Arity, CommandHandler 
     /// <summary>Whether a client that has not authenticated may run it.</summary>
     public bool AllowedBeforeAuth { get; init; }
 
+    /// <summary>Whether it runs at once even between MULTI and EXEC (MULTI, EXEC, DISCARD, WATCH, QUIT), instead of being queued.</summary>
+    public bool ControlsTransaction { get; init; }
+
+    /// <summary>Whether it reads or writes every shard (SCAN, KEYS, DBSIZE, FLUSHALL): a transaction holding it holds them all.</summary>
+    public bool WholeKeyspace { get; init; }
+
     /// <summary>How the replies of its shares are merged when its keys are in shards on several silos.</summary>
     public ReplyMerge Merge { get; init; }
 

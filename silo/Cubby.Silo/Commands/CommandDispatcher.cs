@@ -30,6 +30,12 @@ internal static class CommandDispatcher
     private static int Run(ClientSession session, RespRequest request)
     {
         var command = session.Silo.Commands.Find(request[0]);
+        if (session.Transaction is { } transaction && command is not { ControlsTransaction: true })
+        {
+            Transactions.TransactionCommands.Queue(session, transaction, command, request);
+            return command?.Index ?? session.Silo.Metrics.UnknownIndex;
+        }
+
         if (command is null)
         {
             session.Writer.WriteError(UnknownCommand(request));
@@ -60,7 +66,7 @@ internal static class CommandDispatcher
         return command.Index;
     }
 
-    private static string UnknownCommand(RespRequest request)
+    public static string UnknownCommand(RespRequest request)
     {
         // As Redis: every argument, quoted, until 128 bytes of them have been echoed; the last one cut to fit.
         const int Budget = 128;

@@ -1,4 +1,5 @@
 using Cubby.Silo.Routing;
+using Cubby.Silo.Transactions;
 
 namespace Cubby.Silo.Commands;
 
@@ -11,6 +12,8 @@ internal sealed class CommandTable
     private static readonly string[] ReadSlow = ["readonly"];
     private static readonly string[] Connection = ["fast", "no-auth"];
     private static readonly string[] Admin = ["loading", "stale"];
+    private static readonly string[] Transaction = ["noscript", "loading", "stale", "fast", "allow_busy"];
+    private static readonly string[] TransactionSlow = ["noscript", "loading", "stale", "skip_slowlog"];
 
     private readonly Dictionary<string, CommandDefinition>.AlternateLookup<ReadOnlySpan<byte>> _byName;
 
@@ -38,16 +41,21 @@ internal sealed class CommandTable
         new("hello", -1, ConnectionCommands.Hello, Connection) { AllowedBeforeAuth = true },
         new("auth", -2, ConnectionCommands.Auth, Connection) { AllowedBeforeAuth = true },
         new("select", 2, ConnectionCommands.Select, Connection),
-        new("quit", -1, ConnectionCommands.Quit, Connection) { AllowedBeforeAuth = true },
+        new("quit", -1, ConnectionCommands.Quit, Connection) { AllowedBeforeAuth = true, ControlsTransaction = true },
         new("client", -2, ConnectionCommands.Client, Admin),
 
         // Server
         new("command", -1, ServerCommands.Command, Admin),
         new("config", -2, ServerCommands.Config, Admin),
         new("info", -1, ServerCommands.Info, Admin),
-        new("dbsize", 1, KeyspaceCommands.DbSize, Read),
-        new("flushall", -1, KeyspaceCommands.FlushAll, WriteSlow),
-        new("flushdb", -1, KeyspaceCommands.FlushAll, WriteSlow),
+        new("dbsize", 1, KeyspaceCommands.DbSize, Read) { WholeKeyspace = true },
+        new("flushall", -1, KeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },
+        new("flushdb", -1, KeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },
+
+        // Transactions
+        new("multi", 1, TransactionCommands.Multi, Transaction) { ControlsTransaction = true },
+        new("exec", 1, TransactionCommands.Exec, TransactionSlow) { ControlsTransaction = true },
+        new("discard", 1, TransactionCommands.Discard, Transaction) { ControlsTransaction = true },
 
         // Strings
         new("get", 2, StringCommands.Get, Read, 1, 1, 1),
@@ -75,8 +83,8 @@ internal sealed class CommandTable
         new("unlink", -2, KeyspaceCommands.Del, Write, 1, -1, 1) { Merge = ReplyMerge.Sum },
         new("exists", -2, KeyspaceCommands.Exists, Read, 1, -1, 1) { Merge = ReplyMerge.Sum },
         new("type", 2, KeyspaceCommands.Type, Read, 1, 1, 1),
-        new("scan", -2, KeyspaceCommands.Scan, ReadSlow),
-        new("keys", 2, KeyspaceCommands.Keys, ReadSlow),
+        new("scan", -2, KeyspaceCommands.Scan, ReadSlow) { WholeKeyspace = true },
+        new("keys", 2, KeyspaceCommands.Keys, ReadSlow) { WholeKeyspace = true },
 
         // Expiry
         new("expire", -3, ExpiryCommands.Expire, Write, 1, 1, 1),

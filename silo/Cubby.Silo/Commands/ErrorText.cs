@@ -20,10 +20,20 @@ internal static class ErrorText
     public const string NoPasswordConfigured = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?";
     public const string ClientNameInvalid = "ERR Client names cannot contain spaces, newlines or special characters.";
 
+    public const string MultiNested = "ERR MULTI calls can not be nested";
+    public const string ExecWithoutMulti = "ERR EXEC without MULTI";
+    public const string DiscardWithoutMulti = "ERR DISCARD without MULTI";
+    public const string ExecAbort = "EXECABORT Transaction discarded because of previous errors.";
+
     public const string CrossShard = "CROSSSLOT keys of an atomic multi-key command must be in shards held by one silo; use a {hash tag} to keep them in one shard";
 
     public static string ShardUnreachable(int slot, string reason) =>
         $"CLUSTERDOWN shard {slot} did not answer within Cubby:Clustering:CallTimeout: {reason}";
+
+    public static string TransactionTooLarge(long limit) =>
+        $"ERR the transaction's queued commands are over {limit} bytes (Cubby:MaxRequestBytes)";
+
+    public static string TransactionNotHeld(string reason) => $"ERR the transaction ran nothing: its shards could not be held: {reason}";
 
     public static string WrongArity(string command) => $"ERR wrong number of arguments for '{command}' command";
 

@@ -57,6 +57,9 @@ internal sealed class ClientSession
 
     public bool IsAuthenticated { get; set; }
 
+    /// <summary>The commands queued since MULTI; null outside a transaction.</summary>
+    public Transactions.QueuedTransaction? Transaction { get; set; }
+
     /// <summary>Set by QUIT: the connection closes once the pending replies are flushed.</summary>
     public bool CloseRequested { get; set; }
 
@@ -115,6 +118,19 @@ internal sealed class ClientSession
 
     /// <summary>Remembers a command whose reply is written by its deferred part, to count it once that finishes.</summary>
     public void TrackDeferred(int command, long started, long errorsBefore) => _deferredCommand = (command, started, errorsBefore);
+
+    /// <summary>
+    /// Takes the deferred command being tracked (EXEC), so the commands it runs can each be tracked and counted; give it
+    /// back with <see cref="RestoreDeferredTracking"/>.
+    /// </summary>
+    public (int Command, long Started, long ErrorsBefore)? TakeDeferredTracking()
+    {
+        var tracked = _deferredCommand;
+        _deferredCommand = null;
+        return tracked;
+    }
+
+    public void RestoreDeferredTracking((int Command, long Started, long ErrorsBefore)? tracked) => _deferredCommand = tracked;
 
     /// <summary>Counts the deferred command once its reply is written.</summary>
     public void CompleteDeferred()

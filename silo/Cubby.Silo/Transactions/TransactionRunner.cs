@@ -1,0 +1,107 @@
+using Cubby.Sharding;
+using Cubby.Silo.Commands;
+using Cubby.Silo.Hosting;
+using Cubby.Silo.Protocol;
+using Cubby.Silo.Routing;
+using Orleans.Runtime;
+
+namespace Cubby.Silo.Transactions;
+
+/// <summary>
+/// Runs a transaction's queued commands atomically and in isolation across shards and silos: every shard the commands
+/// touch is held first, in ascending order, by a chain of <see cref="IShardGrain.Hold"/> calls sharing one call chain
+/// id; then the commands run one by one through the usual routes (directly on held shards here, through their grains
+/// elsewhere), all carrying that id, which is the only one a held shard lets in. See docs/transactions.md.
+/// </summary>
+internal static class TransactionRunner
+{
+    public static async ValueTask ExecAsync(ClientSession session, QueuedTransaction transaction)
+    {
+        using (transaction)
+        {
+            var slots = SlotsOf(session.Silo, transaction);
+            if (slots.Length == 0)
+            {
+                await RunAsync(session, transaction).ConfigureAwait(false);
+                return;
+            }
+
+            var grains = session.Silo.Grains;
+            var callback = new HoldCallback();
+            var reference = grains.CreateObjectReference<ITransactionCallback>(callback);
+            var outerChain = RequestContext.ReentrancyId;
+            RequestContext.ReentrancyId = Guid.NewGuid();
+            try
+            {
+                var holding = grains.GetGrain<IShardGrain>(slots[0]).Hold(slots, 0, reference).AsTask();
+                if (await Task.WhenAny(callback.AllHeld, holding).ConfigureAwait(false) != callback.AllHeld)
+                {
+                    await holding.ConfigureAwait(false);
+                }
+
+                try
+                {
+                    await RunAsync(session, transaction).ConfigureAwait(false);
+                }
+                finally
+                {
+                    callback.Finish();
+                }
+
+                await holding.ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is not OutOfMemoryException && !callback.AllHeld.IsCompleted)
+            {
+                session.Writer.WriteError(ErrorText.TransactionNotHeld(ShardRelay.Describe(exception, slots[0])));
+            }
+            finally
+            {
+                RequestContext.ReentrancyId = outerChain;
+                grains.DeleteObjectReference<ITransactionCallback>(reference);
+            }
+        }
+    }
+
+    /// <summary>Writes the EXEC reply: an array of each command's own reply, errors included, in queued order.</summary>
+    private static async ValueTask RunAsync(ClientSession session, QueuedTransaction transaction)
+    {
+        var exec = session.TakeDeferredTracking();
+        session.Writer.WriteArrayHeader(transaction.Commands.Count);
+        foreach (var (_, request) in transaction.Commands)
+        {
+            CommandDispatcher.Execute(session, request);
+            if (session.TakeDeferred() is { } deferred)
+            {
+                await deferred.ConfigureAwait(false);
+                session.CompleteDeferred();
+            }
+        }
+
+        session.RestoreDeferredTracking(exec);
+    }
+
+    /// <summary>Every shard the commands touch, ascending: their keys' shards, or all of them for a whole-keyspace command.</summary>
+    private static int[] SlotsOf(SiloRuntime silo, QueuedTransaction transaction)
+    {
+        var slots = new SortedSet<int>();
+        foreach (var (command, request) in transaction.Commands)
+        {
+            if (command.WholeKeyspace)
+            {
+                return [.. Enumerable.Range(0, silo.Catalog.SlotCount)];
+            }
+
+            if (command.FirstKey == 0)
+            {
+                continue;
+            }
+
+            foreach (var index in KeyArguments.Of(command, request.Count))
+            {
+                slots.Add(silo.Catalog.ShardMap.SlotOf(request[index]));
+            }
+        }
+
+        return [.. slots];
+    }
+}

@@ -37,21 +37,7 @@ public class ClientBenchmarks
     [GlobalSetup]
     public async Task StartAsync()
     {
-        var builder = WebApplication.CreateSlimBuilder();
-        builder.Logging.ClearProviders();
-        builder.AddCubbySilo(options =>
-        {
-            options.Host = "127.0.0.1";
-            options.RespPort = 0;
-            options.HttpPort = 0;
-            options.Clustering.SiloPort = 0;
-            options.Clustering.GatewayPort = 0;
-            options.Dashboard.Enabled = Dashboard;
-        });
-        builder.Services.AddCubbyClient();
-        _silo = builder.Build();
-        _silo.MapCubbySilo();
-        await _silo.StartAsync().ConfigureAwait(false);
+        _silo = await InProcessSilo.StartAsync(Dashboard, static services => services.AddCubbyClient()).ConfigureAwait(false);
         _coHosted = _silo.Services.GetRequiredService<ICubbyClient>();
         var gatewayPort = _silo.Services.GetRequiredService<Orleans.Runtime.ILocalSiloDetails>().GatewayAddress.Endpoint.Port;
 

@@ -30,20 +30,7 @@ public class TransactionBenchmarks : IDisposable
     [GlobalSetup]
     public async Task StartAsync()
     {
-        var builder = WebApplication.CreateSlimBuilder();
-        builder.Logging.ClearProviders();
-        builder.AddCubbySilo(options =>
-        {
-            options.Host = "127.0.0.1";
-            options.RespPort = 0;
-            options.HttpPort = 0;
-            options.Clustering.SiloPort = 0;
-            options.Clustering.GatewayPort = 0;
-            options.Dashboard.Enabled = false;
-        });
-        _silo = builder.Build();
-        _silo.MapCubbySilo();
-        await _silo.StartAsync().ConfigureAwait(false);
+        _silo = await InProcessSilo.StartAsync(dashboard: false).ConfigureAwait(false);
         var resp = _silo.Services.GetRequiredService<SiloEndpoints>().Resp;
         _socket = new Socket(resp.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         await _socket.ConnectAsync(resp).ConfigureAwait(false);

@@ -229,11 +229,13 @@ internal static class ServerCommands
         try
         {
             var report = await ClusterReport.GatherAsync(session.Silo).ConfigureAwait(false);
+            await session.ReplyTurnAsync().ConfigureAwait(false);
             report.AppendInfo(text);
             session.Writer.WriteVerbatimString("txt"u8, Encoding.UTF8.GetBytes(text.ToString()));
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
+            await session.ReplyTurnAsync().ConfigureAwait(false);
             session.Writer.WriteError("ERR internal error: " + exception.Message);
         }
     }

@@ -17,6 +17,9 @@ internal sealed class ClientSession
     private PipeReader? _input;
     private readonly CommandTally _tally;
     private (int Command, long Started, long ErrorsBefore)? _deferredCommand;
+    private readonly Lock _replyTurnGate = new();
+    private bool _replyTurnGiven;
+    private TaskCompletionSource? _replyTurnWaiter;
 
     public ClientSession(SiloRuntime silo, IBufferWriter<byte> output, string remoteEndPoint)
     {
@@ -84,6 +87,49 @@ internal sealed class ClientSession
 
     public bool HasDeferred => _pending is not null;
 
+    /// <summary>
+    /// Completes once whoever runs this session's commands has written every reply before the deferred one and is only
+    /// waiting for it (<see cref="AwaitDeferredAsync"/>). A deferred operation awaits it before it touches the session:
+    /// it resumes on another thread, while the connection may still be flushing or taking the deferred command.
+    /// </summary>
+    public ValueTask ReplyTurnAsync()
+    {
+        lock (_replyTurnGate)
+        {
+            if (_replyTurnGiven)
+            {
+                return ValueTask.CompletedTask;
+            }
+
+            _replyTurnWaiter ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            return new ValueTask(_replyTurnWaiter.Task);
+        }
+    }
+
+    /// <summary>
+    /// Gives <paramref name="deferred"/> (from <see cref="TakeDeferred"/>) its reply turn, waits for it and counts it.
+    /// The caller must not touch the session until this completes.
+    /// </summary>
+    public async ValueTask AwaitDeferredAsync(ValueTask deferred)
+    {
+        TaskCompletionSource? waiter;
+        lock (_replyTurnGate)
+        {
+            _replyTurnGiven = true;
+            waiter = _replyTurnWaiter;
+            _replyTurnWaiter = null;
+        }
+
+        waiter?.TrySetResult();
+        await deferred.ConfigureAwait(false);
+        lock (_replyTurnGate)
+        {
+            _replyTurnGiven = false;
+        }
+
+        CompleteDeferred();
+    }
+
     public ValueTask? TakeDeferred()
     {
         var pending = _pending;
@@ -133,7 +179,7 @@ internal sealed class ClientSession
     public void RestoreDeferredTracking((int Command, long Started, long ErrorsBefore)? tracked) => _deferredCommand = tracked;
 
     /// <summary>Counts the deferred command once its reply is written.</summary>
-    public void CompleteDeferred()
+    private void CompleteDeferred()
     {
         if (_deferredCommand is { } pending)
         {

@@ -73,8 +73,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                 {
                     // Replies before it go out now rather than wait with it.
                     await output.FlushAsync().ConfigureAwait(false);
-                    await deferred.ConfigureAwait(false);
-                    session.CompleteDeferred();
+                    await session.AwaitDeferredAsync(deferred).ConfigureAwait(false);
 
                     // Counted now, not with the next batch, which a client waiting for this reply may never send.
                     session.PublishStatistics(0);

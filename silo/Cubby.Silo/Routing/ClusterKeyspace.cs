@@ -57,6 +57,7 @@ internal static class ClusterKeyspace
                 }
                 catch (Exception exception) when (exception is not OutOfMemoryException)
                 {
+                    await session.ReplyTurnAsync().ConfigureAwait(false);
                     session.Writer.WriteError(ShardRelay.Describe(exception, shard));
                     return;
                 }
@@ -65,6 +66,7 @@ internal static class ClusterKeyspace
             slot++;
         }
 
+        await session.ReplyTurnAsync().ConfigureAwait(false);
         session.Writer.WriteArrayHeader(2);
         session.Writer.WriteBulkString((slot >= slotCount ? 0 : slot).ToString(System.Globalization.CultureInfo.InvariantCulture));
         MatchingKeys.WriteArray(session.Writer, keys);
@@ -100,7 +102,10 @@ internal static class ClusterKeyspace
         return false;
     }
 
-    /// <summary>Every shard's answer, by shard; null (with the error written) when a shard could not be reached.</summary>
+    /// <summary>
+    /// Every shard's answer, by shard, once the caller may write its reply; null (with the error written) when a shard
+    /// could not be reached.
+    /// </summary>
     private static async Task<T[]?> EveryShardAsync<T>(ClientSession session, Func<Shard, T> here, Func<IShardGrain, Task<T>> remote)
     {
         var silo = session.Silo;
@@ -123,11 +128,13 @@ internal static class ClusterKeyspace
             }
             catch (Exception exception) when (exception is not OutOfMemoryException)
             {
+                await session.ReplyTurnAsync().ConfigureAwait(false);
                 session.Writer.WriteError(ShardRelay.Describe(exception, slot));
                 return null;
             }
         }
 
+        await session.ReplyTurnAsync().ConfigureAwait(false);
         return results;
     }
 }

@@ -42,6 +42,7 @@ internal static class MultiKeyCalls
             merged.Add(await reply.ConfigureAwait(false), share);
         }
 
+        await session.ReplyTurnAsync().ConfigureAwait(false);
         merged.WriteTo(session.Writer);
     }
 
@@ -66,10 +67,12 @@ internal static class MultiKeyCalls
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
+            await session.ReplyTurnAsync().ConfigureAwait(false);
             session.Writer.WriteError(ShardRelay.Describe(exception, absent[0]));
             return;
         }
 
+        await session.ReplyTurnAsync().ConfigureAwait(false);
         if (!KeyRouter.TryRunHere(session, command, copy))
         {
             session.Writer.WriteError(ErrorText.CrossShard);

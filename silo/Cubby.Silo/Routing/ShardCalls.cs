@@ -9,6 +9,7 @@ internal static class ShardCalls
     public static async ValueTask RunAsync(ClientSession session, RespRequest request, int slot)
     {
         var reply = await ShardRelay.ExecuteAsync(session.Silo, slot, ShardRelay.Frame(request), session.Writer.Version).ConfigureAwait(false);
+        await session.ReplyTurnAsync().ConfigureAwait(false);
         session.Writer.WriteRelayedReply(reply);
     }
 }

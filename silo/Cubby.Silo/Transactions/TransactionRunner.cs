@@ -19,6 +19,7 @@ internal static class TransactionRunner
     {
         using (transaction)
         {
+            await session.ReplyTurnAsync().ConfigureAwait(false);
             var slots = SlotsOf(session.Silo, transaction);
             if (slots.Length == 0)
             {
@@ -72,8 +73,7 @@ internal static class TransactionRunner
             CommandDispatcher.Execute(session, request);
             if (session.TakeDeferred() is { } deferred)
             {
-                await deferred.ConfigureAwait(false);
-                session.CompleteDeferred();
+                await session.AwaitDeferredAsync(deferred).ConfigureAwait(false);
             }
         }
 

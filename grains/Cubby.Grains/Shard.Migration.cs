@@ -139,6 +139,7 @@ internal sealed partial class Shard
                 _store.Add(entry.Key, entry.Value, metadata);
             }
 
+            _watches.Changed(entry.Key);
             return true;
         }
     }

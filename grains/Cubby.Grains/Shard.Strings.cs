@@ -164,6 +164,7 @@ internal sealed partial class Shard
             _store.Add(key, value, EntryMetadata.Create(ExpirySpec.Never, 0, now));
         }
 
+        _watches.Changed(key);
         return ChargeOutcome.Charged;
     }
 

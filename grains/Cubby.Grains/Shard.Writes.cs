@@ -45,6 +45,7 @@ internal sealed partial class Shard
                         : EntryMetadata.Create(request.Expiry, request.Flags, now);
                     _store.ReplaceValue(index, value);
                     _store.MetadataAt(index) = replaced;
+                    _watches.Changed(key);
                     return SetStatus.Updated;
                 }
 
@@ -62,6 +63,7 @@ internal sealed partial class Shard
                 }
 
                 _store.Add(key, value, EntryMetadata.Create(request.Expiry, request.Flags, now));
+                _watches.Changed(key);
                 return SetStatus.Created;
             }
         }
@@ -119,6 +121,7 @@ internal sealed partial class Shard
                 else
                 {
                     metadata.SetAbsolute(at);
+                    _watches.Changed(key);
                 }
             }
 
@@ -165,6 +168,7 @@ internal sealed partial class Shard
             else
             {
                 metadata.SetAbsolute(expiresAt);
+                _watches.Changed(key);
             }
 
             return true;
@@ -183,6 +187,7 @@ internal sealed partial class Shard
             }
 
             _store.MetadataAt(index).SetAbsolute(0);
+            _watches.Changed(key);
             return true;
         }
     }

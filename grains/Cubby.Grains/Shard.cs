@@ -188,7 +188,9 @@ internal sealed partial class Shard : IDisposable
 
     private void RemoveEntry(int index)
     {
-        var bytes = _store.SizeOf(_store.KeyAt(index).Length, _store.ValueAt(index).Length);
+        var key = _store.KeyAt(index);
+        _watches.Changed(key);
+        var bytes = _store.SizeOf(key.Length, _store.ValueAt(index).Length);
         _store.RemoveAt(index);
         _budget.Release(bytes);
     }

@@ -40,4 +40,51 @@ internal sealed partial class ShardGrain
             shard.Release();
         }
     }
+
+    public ValueTask<KeyWatch[]> Watch(byte[][] keys)
+    {
+        ArgumentNullException.ThrowIfNull(keys);
+        var shard = Entries;
+        var watches = new KeyWatch[keys.Length];
+        for (var i = 0; i < keys.Length; i++)
+        {
+            CheckKey(keys[i]);
+            watches[i] = shard.Watch(keys[i]);
+        }
+
+        return ValueTask.FromResult(watches);
+    }
+
+    public ValueTask<bool> Unchanged(byte[][] keys, KeyWatch[] watches)
+    {
+        ArgumentNullException.ThrowIfNull(keys);
+        ArgumentNullException.ThrowIfNull(watches);
+        if (keys.Length != watches.Length)
+        {
+            throw new ArgumentException($"{keys.Length} keys but {watches.Length} watches.", nameof(watches));
+        }
+
+        var shard = Entries;
+        for (var i = 0; i < keys.Length; i++)
+        {
+            if (!shard.IsUnchanged(keys[i], watches[i]))
+            {
+                return ValueTask.FromResult(false);
+            }
+        }
+
+        return ValueTask.FromResult(true);
+    }
+
+    public Task Unwatch(byte[][] keys)
+    {
+        ArgumentNullException.ThrowIfNull(keys);
+        var shard = Entries;
+        foreach (var key in keys)
+        {
+            shard.Unwatch(key);
+        }
+
+        return Task.CompletedTask;
+    }
 }

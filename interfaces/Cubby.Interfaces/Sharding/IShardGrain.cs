@@ -1,5 +1,6 @@
 using Cubby.Resp;
 using Orleans;
+using Orleans.Concurrency;
 
 namespace Cubby.Sharding;
 
@@ -114,4 +115,15 @@ public interface IShardGrain : IGrainWithIntegerKey
     /// <param name="depth">This shard's position in <paramref name="slots"/>.</param>
     /// <param name="callback">The silo running the transaction.</param>
     ValueTask Hold([Immutable] int[] slots, int depth, ITransactionCallback callback);
+
+    /// <summary>Starts watching each of <paramref name="keys"/> for a connection (WATCH).</summary>
+    /// <returns>What EXEC later gives <see cref="Unchanged"/>, key by key.</returns>
+    ValueTask<KeyWatch[]> Watch([Immutable] byte[][] keys);
+
+    /// <summary>Whether every one of <paramref name="keys"/> is as it was when watched: not written, deleted, expired or evicted since.</summary>
+    ValueTask<bool> Unchanged([Immutable] byte[][] keys, [Immutable] KeyWatch[] watches);
+
+    /// <summary>Stops watching <paramref name="keys"/> for a connection (UNWATCH, EXEC, DISCARD, or it closed).</summary>
+    [OneWay]
+    Task Unwatch([Immutable] byte[][] keys);
 }

@@ -56,6 +56,8 @@ internal sealed class CommandTable
         new("multi", 1, TransactionCommands.Multi, Transaction) { ControlsTransaction = true },
         new("exec", 1, TransactionCommands.Exec, TransactionSlow) { ControlsTransaction = true },
         new("discard", 1, TransactionCommands.Discard, Transaction) { ControlsTransaction = true },
+        new("watch", -2, WatchCommands.Watch, Transaction) { ControlsTransaction = true },
+        new("unwatch", 1, WatchCommands.Unwatch, Transaction),
 
         // Strings
         new("get", 2, StringCommands.Get, Read, 1, 1, 1),

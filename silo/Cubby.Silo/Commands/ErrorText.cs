@@ -23,6 +23,7 @@ internal static class ErrorText
     public const string MultiNested = "ERR MULTI calls can not be nested";
     public const string ExecWithoutMulti = "ERR EXEC without MULTI";
     public const string DiscardWithoutMulti = "ERR DISCARD without MULTI";
+    public const string WatchInsideMulti = "ERR WATCH inside MULTI is not allowed";
     public const string ExecAbort = "EXECABORT Transaction discarded because of previous errors.";
 
     public const string CrossShard = "CROSSSLOT keys of an atomic multi-key command must be in shards held by one silo; use a {hash tag} to keep them in one shard";

@@ -63,6 +63,9 @@ internal sealed class ClientSession
     /// <summary>The commands queued since MULTI; null outside a transaction.</summary>
     public Transactions.QueuedTransaction? Transaction { get; set; }
 
+    /// <summary>The keys WATCHed since the last EXEC, DISCARD or UNWATCH; null when none.</summary>
+    public Transactions.WatchedKeys? Watches { get; set; }
+
     /// <summary>Set by QUIT: the connection closes once the pending replies are flushed.</summary>
     public bool CloseRequested { get; set; }
 

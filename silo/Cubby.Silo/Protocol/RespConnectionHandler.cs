@@ -97,6 +97,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         finally
         {
             session.PublishStatistics(0);
+            Transactions.WatchCommands.Release(session);
             silo.Clients.Remove(session);
             Log.ClientDisconnected(logger, session.Id);
             await input.CompleteAsync().ConfigureAwait(false);

@@ -4,7 +4,7 @@ using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Transactions;
 
-/// <summary>MULTI, EXEC and DISCARD, with Redis's replies and errors; queueing itself is in <see cref="CommandDispatcher"/>.</summary>
+/// <summary>MULTI, EXEC and DISCARD, with Redis's replies and errors; queueing itself is in <see cref="CommandDispatcher"/>, WATCH in <see cref="WatchCommands"/>.</summary>
 internal static class TransactionCommands
 {
     public static void Multi(ClientSession session, RespRequest request)
@@ -31,11 +31,15 @@ internal static class TransactionCommands
         if (transaction.Aborted)
         {
             transaction.Dispose();
+            WatchCommands.Release(session);
             session.Writer.WriteError(ErrorText.ExecAbort);
             return;
         }
 
-        session.Defer(TransactionRunner.ExecAsync(session, transaction));
+        // EXEC ends the watches whatever happens; the runner checks them while it holds their shards.
+        var watched = session.Watches;
+        session.Watches = null;
+        session.Defer(TransactionRunner.ExecAsync(session, transaction, watched));
     }
 
     public static void Discard(ClientSession session, RespRequest request)
@@ -48,6 +52,7 @@ internal static class TransactionCommands
 
         session.Transaction = null;
         transaction.Dispose();
+        WatchCommands.Release(session);
         session.Writer.WriteOk();
     }
 

@@ -15,12 +15,12 @@ namespace Cubby.Silo.Transactions;
 /// </summary>
 internal static class TransactionRunner
 {
-    public static async ValueTask ExecAsync(ClientSession session, QueuedTransaction transaction)
+    public static async ValueTask ExecAsync(ClientSession session, QueuedTransaction transaction, WatchedKeys? watched)
     {
         using (transaction)
         {
             await session.ReplyTurnAsync().ConfigureAwait(false);
-            var slots = SlotsOf(session.Silo, transaction);
+            var slots = SlotsOf(session.Silo, transaction, watched);
             if (slots.Length == 0)
             {
                 await RunAsync(session, transaction).ConfigureAwait(false);
@@ -42,7 +42,7 @@ internal static class TransactionRunner
 
                 try
                 {
-                    await RunAsync(session, transaction).ConfigureAwait(false);
+                    await RunIfUnchangedAsync(session, transaction, watched).ConfigureAwait(false);
                 }
                 finally
                 {
@@ -59,7 +59,25 @@ internal static class TransactionRunner
             {
                 RequestContext.ReentrancyId = outerChain;
                 grains.DeleteObjectReference<ITransactionCallback>(reference);
+                if (watched is not null)
+                {
+                    WatchCommands.End(session.Silo, watched);
+                }
             }
+        }
+    }
+
+    /// <summary>Runs the commands unless a watched key changed since WATCH; then the reply is a null array, as in Redis.</summary>
+    private static async ValueTask RunIfUnchangedAsync(ClientSession session, QueuedTransaction transaction, WatchedKeys? watched)
+    {
+        switch (watched is null ? true : await WatchCommands.UnchangedAsync(session, watched).ConfigureAwait(false))
+        {
+            case true:
+                await RunAsync(session, transaction).ConfigureAwait(false);
+                break;
+            case false:
+                session.Writer.WriteNullArray();
+                break;
         }
     }
 
@@ -80,10 +98,13 @@ internal static class TransactionRunner
         session.RestoreDeferredTracking(exec);
     }
 
-    /// <summary>Every shard the commands touch, ascending: their keys' shards, or all of them for a whole-keyspace command.</summary>
-    private static int[] SlotsOf(SiloRuntime silo, QueuedTransaction transaction)
+    /// <summary>
+    /// Every shard the commands touch and the watched keys live in, ascending: their keys' shards, or all of them for a
+    /// whole-keyspace command.
+    /// </summary>
+    private static int[] SlotsOf(SiloRuntime silo, QueuedTransaction transaction, WatchedKeys? watched)
     {
-        var slots = new SortedSet<int>();
+        var slots = new SortedSet<int>(watched?.Keys.Select(static key => key.Slot) ?? []);
         foreach (var (command, request) in transaction.Commands)
         {
             if (command.WholeKeyspace)

@@ -19,7 +19,7 @@ public static class RespRequestParser
 
     /// <summary>Parses the command at the start of <paramref name="buffer"/> into <paramref name="request"/>.</summary>
     /// <remarks>
-    /// Commands that carry nothing to run (<c>*0\r\n</c>, <c>*-1\r\n</c>, and inline lines that are empty or only
+    /// Commands that carry nothing to run (<c>*0\r\n</c>, a negative count such as <c>*-10\r\n</c>, and inline lines that are empty or only
     /// whitespace) are consumed and skipped, and parsing continues with the next command in the buffer. So
     /// <paramref name="consumed"/> is always the start of the first command not yet returned: when only skipped
     /// commands precede an incomplete one, the result is <see cref="RespParseStatus.Incomplete"/> with
@@ -92,7 +92,7 @@ public static class RespRequestParser
             return RespParseStatus.Error;
         }
 
-        if (line != LineStatus.Complete || count < -1)
+        if (line != LineStatus.Complete)
         {
             error = InvalidMultibulkLength;
             return RespParseStatus.Error;
@@ -100,7 +100,7 @@ public static class RespRequestParser
 
         if (count <= 0)
         {
-            // *0 and the null array *-1: nothing to run; the caller skips it.
+            // *0, and any negative count as Redis takes it: nothing to run; the caller skips it.
             error = null;
             return RespParseStatus.Complete;
         }

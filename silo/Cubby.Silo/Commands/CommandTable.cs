@@ -12,6 +12,7 @@ internal sealed class CommandTable
     private static readonly string[] ReadSlow = ["readonly"];
     private static readonly string[] Connection = ["fast", "no-auth"];
     private static readonly string[] Admin = ["loading", "stale"];
+    private static readonly string[] Clock = ["random", "loading", "stale", "fast"];
     private static readonly string[] Transaction = ["noscript", "loading", "stale", "fast", "allow_busy"];
     private static readonly string[] TransactionSlow = ["noscript", "loading", "stale", "skip_slowlog"];
 
@@ -48,6 +49,8 @@ internal sealed class CommandTable
         new("command", -1, ServerCommands.Command, Admin),
         new("config", -2, ServerCommands.Config, Admin),
         new("info", -1, ServerCommands.Info, Admin),
+        new("time", 1, ServerCommands.Time, Clock),
+        new("cluster", -2, ServerCommands.Cluster, Admin),
         new("dbsize", 1, KeyspaceCommands.DbSize, Read) { WholeKeyspace = true },
         new("flushall", -1, KeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },
         new("flushdb", -1, KeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },
@@ -67,6 +70,7 @@ internal sealed class CommandTable
         new("psetex", 4, StringCommands.PSetEx, Write, 1, 1, 1),
         new("getex", -2, StringCommands.GetEx, Write, 1, 1, 1),
         new("getdel", 2, StringCommands.GetDel, Write, 1, 1, 1),
+        new("getset", 3, StringCommands.GetSet, Write, 1, 1, 1),
         new("mget", -2, StringCommands.MGet, Read, 1, -1, 1) { Merge = ReplyMerge.ByKey },
         new("mset", -3, StringCommands.MSet, Write, 1, -1, 2) { Merge = ReplyMerge.AllOk },
         new("msetnx", -3, StringCommands.MSetNx, Write, 1, -1, 2),

@@ -23,6 +23,7 @@ internal static class ErrorText
     public const string MultiNested = "ERR MULTI calls can not be nested";
     public const string ExecWithoutMulti = "ERR EXEC without MULTI";
     public const string DiscardWithoutMulti = "ERR DISCARD without MULTI";
+    public const string ClusterDisabled = "ERR This instance has cluster support disabled";
     public const string WatchInsideMulti = "ERR WATCH inside MULTI is not allowed";
     public const string ExecAbort = "EXECABORT Transaction discarded because of previous errors.";
 

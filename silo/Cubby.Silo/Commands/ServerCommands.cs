@@ -77,6 +77,9 @@ internal static class ServerCommands
                 ("save", string.Empty),
                 ("appendonly", "no"),
                 ("databases", "1"),
+                ("replica-read-only", "yes"),
+                ("slave-read-only", "yes"),
+                ("cluster-enabled", "no"),
                 ("maxmemory", session.Silo.Catalog.Budget.Limit.ToString(CultureInfo.InvariantCulture)),
                 ("maxmemory-policy", "allkeys-lru"),
                 ("maxmemory-samples", options.EvictionSamples.ToString(CultureInfo.InvariantCulture)),
@@ -126,6 +129,18 @@ internal static class ServerCommands
         }
     }
 
+    /// <summary>TIME: the silo's clock as Unix seconds and the microseconds within the second.</summary>
+    public static void Time(ClientSession session, RespRequest request)
+    {
+        var microseconds = (session.Silo.Time.GetUtcNow() - DateTimeOffset.UnixEpoch).Ticks / TimeSpan.TicksPerMicrosecond;
+        session.Writer.WriteArrayHeader(2);
+        session.Writer.WriteBulkString((microseconds / 1_000_000).ToString(CultureInfo.InvariantCulture));
+        session.Writer.WriteBulkString((microseconds % 1_000_000).ToString(CultureInfo.InvariantCulture));
+    }
+
+    /// <summary>CLUSTER: Cubby speaks to Redis clients as one standalone server, so Redis Cluster's commands are refused as such a server refuses them.</summary>
+    public static void Cluster(ClientSession session, RespRequest request) => session.Writer.WriteError(ErrorText.ClusterDisabled);
+
     public static void Info(ClientSession session, RespRequest request)
     {
         var silo = session.Silo;
@@ -145,6 +160,7 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"redis_version:{ConnectionCommands.CompatibleRedisVersion}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"cubby_version:{typeof(ServerCommands).Assembly.GetName().Version}\r\n")
                 .Append("redis_mode:standalone\r\n")
+                .Append(CultureInfo.InvariantCulture, $"run_id:{silo.RunId}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"os:{Environment.OSVersion}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"process_id:{Environment.ProcessId}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"tcp_port:{silo.Endpoints.Resp.Port}\r\n")
@@ -181,6 +197,23 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"evicted_keys:{evicted}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"total_error_replies_protocol:{stats.ProtocolErrors}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"rejected_connections:{stats.RejectedConnections}\r\n\r\n");
+        }
+
+        if (Wants("replication"))
+        {
+            // A standalone primary without replicas, field for field as Redis 7 reports one; the id is this silo's run.
+            text.Append("# Replication\r\n")
+                .Append("role:master\r\n")
+                .Append("connected_slaves:0\r\n")
+                .Append("master_failover_state:no-failover\r\n")
+                .Append(CultureInfo.InvariantCulture, $"master_replid:{silo.RunId}\r\n")
+                .Append("master_replid2:0000000000000000000000000000000000000000\r\n")
+                .Append("master_repl_offset:0\r\n")
+                .Append("second_repl_offset:-1\r\n")
+                .Append("repl_backlog_active:0\r\n")
+                .Append("repl_backlog_size:1048576\r\n")
+                .Append("repl_backlog_first_byte_offset:0\r\n")
+                .Append("repl_backlog_histlen:0\r\n\r\n");
         }
 
         if (Wants("gc"))

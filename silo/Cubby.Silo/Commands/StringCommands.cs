@@ -193,6 +193,27 @@ internal static class StringCommands
         }
     }
 
+    /// <summary>GETSET: sets the value, dropping any expiry, and answers the previous one (SET key value GET).</summary>
+    public static void GetSet(ClientSession session, RespRequest request)
+    {
+        var key = request[1];
+        if (!session.CheckKey(key))
+        {
+            return;
+        }
+
+        var previous = new ValueCapture(session.Scratch);
+        var status = session.Silo.Catalog.GrainFor(key).Set(key, request[2], new SetRequest(WriteCondition.Always, ExpirySpec.Never), ref previous);
+        if (status == SetStatus.OutOfMemory)
+        {
+            session.Writer.WriteError(ErrorText.OutOfMemory);
+        }
+        else
+        {
+            WriteCaptured(session, previous.Found);
+        }
+    }
+
     public static void MGet(ClientSession session, RespRequest request)
     {
         for (var i = 1; i < request.Count; i++)

@@ -57,6 +57,9 @@ internal sealed class SiloRuntime(
 
     public DateTimeOffset StartedAt { get; } = catalog.Time.GetUtcNow();
 
+    /// <summary>This run of the silo: 40 random hex digits, as Redis's run_id and master_replid.</summary>
+    public string RunId { get; } = Convert.ToHexStringLower(System.Security.Cryptography.RandomNumberGenerator.GetBytes(20));
+
     public long NowMilliseconds => Time.GetUtcNow().ToUnixTimeMilliseconds();
 
     /// <summary>

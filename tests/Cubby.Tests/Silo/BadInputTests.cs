@@ -14,7 +14,7 @@ public sealed class BadInputTests
     [Theory]
     [InlineData("*2\r\n$3\r\nGET\r\n:5\r\n", "ERR Protocol error: expected '$', got ':'")]
     [InlineData("*x\r\n", "ERR Protocol error: invalid multibulk length")]
-    [InlineData("*-2\r\n", "ERR Protocol error: invalid multibulk length")]
+    [InlineData("*-\r\n", "ERR Protocol error: invalid multibulk length")]
     [InlineData("*1\r\n$x\r\n", "ERR Protocol error: invalid bulk length")]
     [InlineData("*1\r\n$-1\r\n", "ERR Protocol error: invalid bulk length")]
     [InlineData("*1\r\n$4\r\nPINGxx", "ERR Protocol error: expected CRLF after bulk string")]

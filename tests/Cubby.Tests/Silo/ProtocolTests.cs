@@ -8,6 +8,20 @@ namespace Cubby.Tests.Silo;
 
 public sealed class ProtocolTests
 {
+    [Theory]
+    [InlineData("*-10\r\n")]
+    [InlineData("*-1\r\n")]
+    [InlineData("*0\r\n")]
+    public async Task A_zero_or_negative_multibulk_count_is_an_empty_command_and_the_connection_goes_on(string header)
+    {
+        await using var silo = await TestSilo.StartAsync();
+        await using var client = await silo.ConnectAsync();
+
+        await client.SendRawAsync([.. Encoding.ASCII.GetBytes(header), .. RespTestClient.Encode("PING")]);
+
+        RespAssert.SimpleString("PONG", await client.ReadAsync());
+    }
+
     [Fact]
     public async Task A_thousand_pipelined_commands_in_one_write_are_answered_in_order()
     {

@@ -405,6 +405,23 @@ public sealed class StringCommandTests(SharedSiloFixture fixture) : IClassFixtur
     [Theory]
     [InlineData(2)]
     [InlineData(3)]
+    public async Task Getset_answers_the_old_value_stores_the_new_one_and_drops_the_expiry(int protocol)
+    {
+        await using var c = await _silo.ConnectAsync(protocol);
+        var key = Key();
+        SiloClients.AssertNull(await c.CallAsync("GETSET", key, "first"), protocol);
+        RespAssert.Ok(await c.CallAsync("SET", key, "second", "EX", "100"));
+
+        RespAssert.Bulk("second", await c.CallAsync("GETSET", key, "third"));
+
+        RespAssert.Bulk("third", await c.CallAsync("GET", key));
+        RespAssert.Integer(-1, await c.CallAsync("TTL", key));
+        RespAssert.Error("ERR wrong number of arguments for 'getset' command", await c.CallAsync("GETSET", key));
+    }
+
+    [Theory]
+    [InlineData(2)]
+    [InlineData(3)]
     public async Task Getdel_replies_with_the_value_and_removes_the_key(int protocol)
     {
         await using var c = await _silo.ConnectAsync(protocol);

@@ -1,9 +1,14 @@
+using Cubby.Grains.Storage;
+
 namespace Cubby.Grains;
 
 internal sealed partial class Shard
 {
-    /// <summary>Gives every live key to <paramref name="sink"/> in one turn, so the set is a consistent snapshot.</summary>
-    public void VisitKeys<TSink>(ref TSink sink)
+    /// <summary>
+    /// Gives every live key (of <paramref name="kind"/> only, when given) to <paramref name="sink"/> in one turn, so the
+    /// set is a consistent snapshot.
+    /// </summary>
+    public void VisitKeys<TSink>(ref TSink sink, EntryKind? kind = null)
         where TSink : IKeySink, allows ref struct
     {
         lock (_turn)
@@ -18,7 +23,7 @@ internal sealed partial class Shard
                     RemoveEntry(index);
                     _expired++;
                 }
-                else
+                else if (kind is null || _store.MetadataAt(index).Kind == kind)
                 {
                     sink.Add(_store.KeyAt(index));
                 }

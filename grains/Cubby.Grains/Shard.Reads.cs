@@ -1,11 +1,15 @@
 using Cubby.Grains.Storage;
+using Cubby.Sharding;
 
 namespace Cubby.Grains;
 
 internal sealed partial class Shard
 {
-    /// <summary>Reads a live entry, renewing its sliding expiry first when <paramref name="slide"/> is set.</summary>
-    public bool Read<TReader>(ReadOnlySpan<byte> key, bool slide, ref TReader reader)
+    /// <summary>
+    /// Reads a live string, renewing its sliding expiry first when <paramref name="slide"/> is set. Another kind of
+    /// value is a <see cref="WrongTypeException"/>, or counts as absent when <paramref name="otherKindsAreAbsent"/> (MGET).
+    /// </summary>
+    public bool Read<TReader>(ReadOnlySpan<byte> key, bool slide, ref TReader reader, bool otherKindsAreAbsent = false)
         where TReader : IEntryReader, allows ref struct
     {
         lock (_turn)
@@ -15,6 +19,11 @@ internal sealed partial class Shard
             if (index < 0)
             {
                 return false;
+            }
+
+            if (_store.MetadataAt(index).Kind != EntryKind.String)
+            {
+                return otherKindsAreAbsent ? false : throw new WrongTypeException();
             }
 
             ref var metadata = ref Touch(index, now, slide);

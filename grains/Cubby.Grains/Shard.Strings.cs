@@ -17,7 +17,7 @@ internal sealed partial class Shard
             {
                 result = 0;
                 var now = Now();
-                var index = FindLive(key, now);
+                var index = FindString(key, now);
                 long current = 0;
                 if (index >= 0 && !RedisNumber.TryParseInt64(_store.ValueAt(index), out current))
                 {
@@ -50,7 +50,7 @@ internal sealed partial class Shard
             {
                 length = 0;
                 var now = Now();
-                var index = FindLive(key, now);
+                var index = FindString(key, now);
                 double current = 0;
                 if (index >= 0 && !RedisNumber.TryParseDouble(_store.ValueAt(index), out current))
                 {
@@ -79,7 +79,7 @@ internal sealed partial class Shard
             while (true)
             {
                 var now = Now();
-                var index = FindLive(key, now);
+                var index = FindString(key, now);
                 var current = index >= 0 ? _store.ValueAt(index) : default;
                 length = (long)current.Length + suffix.Length;
                 if (length > _maxValueBytes)
@@ -103,7 +103,7 @@ internal sealed partial class Shard
             while (true)
             {
                 var now = Now();
-                var index = FindLive(key, now);
+                var index = FindString(key, now);
                 var current = index >= 0 ? _store.ValueAt(index) : default;
                 length = current.Length;
                 if (patch.IsEmpty)

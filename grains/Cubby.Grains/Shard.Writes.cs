@@ -1,5 +1,6 @@
 using Cubby.Grains.Capacity;
 using Cubby.Grains.Storage;
+using Cubby.Sharding;
 
 namespace Cubby.Grains;
 
@@ -21,6 +22,12 @@ internal sealed partial class Shard
                 var index = FindLive(key, now);
                 if (index >= 0)
                 {
+                    // SET ... GET reads the old value, which must be a string; a plain SET replaces any kind.
+                    if (typeof(TReader) != typeof(NoReader) && _store.MetadataAt(index).Kind != EntryKind.String)
+                    {
+                        throw new WrongTypeException();
+                    }
+
                     if (request.Condition == WriteCondition.IfAbsent)
                     {
                         previous.Read(_store.ValueAt(index), _store.MetadataAt(index), now);
@@ -41,7 +48,7 @@ internal sealed partial class Shard
                     }
 
                     var replaced = request.Expiry.KeepExisting
-                        ? current with { Flags = request.Flags, LastAccess = EntryMetadata.Clock(now) }
+                        ? current with { Flags = request.Flags, LastAccess = EntryMetadata.Clock(now), Kind = EntryKind.String }
                         : EntryMetadata.Create(request.Expiry, request.Flags, now);
                     _store.ReplaceValue(index, value);
                     _store.MetadataAt(index) = replaced;
@@ -75,14 +82,14 @@ internal sealed partial class Shard
         return ReadAndRemove(key, ref none);
     }
 
-    /// <summary>Reads and removes an entry in one turn (GETDEL).</summary>
+    /// <summary>Reads and removes an entry in one turn (GETDEL, which reads strings only; DEL removes any kind).</summary>
     public bool ReadAndRemove<TReader>(ReadOnlySpan<byte> key, ref TReader reader)
         where TReader : IEntryReader, allows ref struct
     {
         lock (_turn)
         {
             var now = Now();
-            var index = FindLive(key, now);
+            var index = typeof(TReader) == typeof(NoReader) ? FindLive(key, now) : FindString(key, now);
             if (index < 0)
             {
                 return false;
@@ -104,7 +111,7 @@ internal sealed partial class Shard
         lock (_turn)
         {
             var now = Now();
-            var index = FindLive(key, now);
+            var index = FindString(key, now);
             if (index < 0)
             {
                 return false;

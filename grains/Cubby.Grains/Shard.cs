@@ -1,5 +1,6 @@
 using Cubby.Grains.Capacity;
 using Cubby.Grains.Storage;
+using Cubby.Sharding;
 
 namespace Cubby.Grains;
 
@@ -166,6 +167,13 @@ internal sealed partial class Shard : IDisposable
         }
 
         return index;
+    }
+
+    /// <summary>Like <see cref="FindLive"/>, for a command on strings: a live entry of another kind is a WRONGTYPE error.</summary>
+    private int FindString(ReadOnlySpan<byte> key, long now)
+    {
+        var index = FindLive(key, now);
+        return index >= 0 && _store.MetadataAt(index).Kind != EntryKind.String ? throw new WrongTypeException() : index;
     }
 
     /// <summary>What replacing the value at <paramref name="index"/> with one of <paramref name="newLength"/> bytes adds to the budget.</summary>

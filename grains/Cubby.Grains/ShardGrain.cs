@@ -229,10 +229,16 @@ internal sealed partial class ShardGrain(
         };
     }
 
-    public ValueTask<byte[][]> Keys(byte[]? pattern)
+    public ValueTask<byte[][]> Keys(byte[]? pattern, string? type = null)
     {
+        EntryKind? kind = null;
+        if (type is not null)
+        {
+            kind = EntryKinds.TryParse(type, out var parsed) ? parsed : throw new ArgumentException($"Cubby stores no values of type '{type}'.", nameof(type));
+        }
+
         var sink = new KeyCollector(pattern);
-        Entries.VisitKeys(ref sink);
+        Entries.VisitKeys(ref sink, kind);
         return ValueTask.FromResult(sink.Keys.ToArray());
     }
 

@@ -112,7 +112,7 @@ internal ref struct MigrationChunkReader
 
         var keyLength = ReadLength("key");
         var valueLength = ReadLength("value");
-        var metadata = default(EntryMetadata);
+        var metadata = new EntryMetadata { Kind = (kind & MigrationFormat.IsHash) != 0 ? EntryKind.Hash : EntryKind.String };
         if ((kind & MigrationFormat.HasFlags) != 0)
         {
             metadata.Flags = BinaryPrimitives.ReadUInt32LittleEndian(Take(sizeof(uint), "its flags"));

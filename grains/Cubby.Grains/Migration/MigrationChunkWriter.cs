@@ -66,7 +66,7 @@ internal sealed class MigrationChunkWriter
         }
 
         var span = _output.GetSpan((int)size)[..(int)size];
-        var kind = MigrationFormat.EntryMarker;
+        var kind = metadata.Kind == EntryKind.Hash ? (byte)(MigrationFormat.EntryMarker | MigrationFormat.IsHash) : MigrationFormat.EntryMarker;
         var position = 1;
         position += MigrationFormat.WriteVarint(span[position..], (uint)key.Length);
         position += MigrationFormat.WriteVarint(span[position..], (uint)value.Length);

@@ -38,7 +38,10 @@ internal static class MigrationFormat
 
     public const byte HasDeadline = 0x08;
 
-    public const byte KnownBits = EntryMarker | HasFlags | HasExpiry | Slides | HasDeadline;
+    /// <summary>The value is a hash's encoding, not a string.</summary>
+    public const byte IsHash = 0x10;
+
+    public const byte KnownBits = EntryMarker | HasFlags | HasExpiry | Slides | HasDeadline | IsHash;
 
     public static ReadOnlySpan<byte> Magic => "CBHO"u8;
 

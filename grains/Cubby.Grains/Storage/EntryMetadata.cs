@@ -20,6 +20,9 @@ internal struct EntryMetadata
     /// <summary>Coarse last-access clock (seconds) for approximate LRU eviction.</summary>
     public uint LastAccess;
 
+    /// <summary>What the value holds: a string, or an encoded hash.</summary>
+    public EntryKind Kind;
+
     public readonly bool HasExpiry => ExpiresAt != 0;
 
     public readonly bool IsExpiredAt(long now) => ExpiresAt != 0 && ExpiresAt <= now;

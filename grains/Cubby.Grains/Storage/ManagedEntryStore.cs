@@ -7,7 +7,7 @@ namespace Cubby.Grains.Storage;
 internal sealed class ManagedEntryStore : IEntryStore
 {
     /// <summary>Approximate managed overhead per entry: two array headers, the dictionary slot and the entry struct.</summary>
-    private const int EntryOverhead = 2 * 24 + 24 + 48;
+    private const int EntryOverhead = 2 * 24 + 24 + 56;
 
     private readonly Dictionary<byte[], int> _index = new(ByteKeyComparer.Instance);
     private readonly Dictionary<byte[], int>.AlternateLookup<ReadOnlySpan<byte>> _lookup;

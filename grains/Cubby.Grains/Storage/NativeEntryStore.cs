@@ -13,7 +13,7 @@ namespace Cubby.Grains.Storage;
 internal sealed unsafe class NativeEntryStore : IEntryStore
 {
     /// <summary>Per-entry bytes beyond key and value: the header, the allocator's own header, a dense slot and ~1.5 buckets.</summary>
-    private const int EntryOverhead = 48 + 16 + 8 + 6;
+    private const int EntryOverhead = 56 + 16 + 8 + 6;
     private const int MinBuckets = 16;
 
     private readonly long _seed = Random.Shared.NextInt64();

@@ -79,11 +79,12 @@ public interface IShardGrain : IGrainWithIntegerKey
     /// <exception cref="InvalidOperationException">The value is not an integer, or the result would overflow.</exception>
     ValueTask<long> Increment([Immutable] byte[] key, long delta);
 
-    /// <summary>The shard's live keys (SCAN, KEYS), optionally only those matching a Redis glob pattern.</summary>
+    /// <summary>The shard's live keys (SCAN, KEYS), optionally only those matching a Redis glob pattern or of one type.</summary>
     /// <param name="pattern">A glob pattern as KEYS takes it, or null for every key.</param>
+    /// <param name="type">A type as Redis's TYPE names it (<c>string</c>, <c>hash</c>), or null for every type.</param>
     /// <returns>The keys, in no particular order.</returns>
     [return: Immutable]
-    ValueTask<byte[][]> Keys([Immutable] byte[]? pattern);
+    ValueTask<byte[][]> Keys([Immutable] byte[]? pattern, string? type = null);
 
     /// <summary>Entries held, and how many of them have an expiry (expired ones not yet collected included).</summary>
     /// <returns>The counts.</returns>

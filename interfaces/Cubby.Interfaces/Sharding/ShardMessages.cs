@@ -67,3 +67,32 @@ public sealed class CubbyOutOfMemoryException : Exception
     {
     }
 }
+
+/// <summary>A command for one kind of value met a key holding another: a string read of a hash, a hash write to a string.</summary>
+[GenerateSerializer]
+public sealed class WrongTypeException : Exception
+{
+    /// <summary>Redis's error text, which the RESP front door answers with.</summary>
+    public const string RedisError = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+    /// <summary>Creates the exception with Redis's text.</summary>
+    public WrongTypeException()
+        : base(RedisError)
+    {
+    }
+
+    /// <summary>Creates the exception with a message.</summary>
+    /// <param name="message">The message.</param>
+    public WrongTypeException(string message)
+        : base(message)
+    {
+    }
+
+    /// <summary>Creates the exception with a message and the exception that caused it.</summary>
+    /// <param name="message">The message.</param>
+    /// <param name="innerException">The cause.</param>
+    public WrongTypeException(string message, Exception innerException)
+        : base(message, innerException)
+    {
+    }
+}

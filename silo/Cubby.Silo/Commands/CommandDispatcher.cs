@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Text;
 using Cubby.Resp;
+using Cubby.Sharding;
 using Cubby.Silo.Routing;
 using Cubby.Silo.Protocol;
 
@@ -55,7 +56,15 @@ internal static class CommandDispatcher
             session.LastCommand = command.Name;
             if (command.FirstKey > 0)
             {
-                KeyRouter.Execute(session, command, request);
+                try
+                {
+                    KeyRouter.Execute(session, command, request);
+                }
+                catch (WrongTypeException)
+                {
+                    // Thrown by the shard before the handler wrote anything: the reply is Redis's error alone.
+                    session.Writer.WriteError(WrongTypeException.RedisError);
+                }
             }
             else
             {

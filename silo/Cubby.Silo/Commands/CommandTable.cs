@@ -1,4 +1,5 @@
 using Cubby.Silo.Routing;
+using Cubby.Silo.Commands.Hashes;
 using Cubby.Silo.Transactions;
 
 namespace Cubby.Silo.Commands;
@@ -83,6 +84,24 @@ internal sealed class CommandTable
         new("incrby", 3, CounterCommands.IncrBy, Write, 1, 1, 1),
         new("decrby", 3, CounterCommands.DecrBy, Write, 1, 1, 1),
         new("incrbyfloat", 3, CounterCommands.IncrByFloat, Write, 1, 1, 1),
+
+        // Hashes
+        new("hset", -4, HashCommands.HSet, Write, 1, 1, 1),
+        new("hmset", -4, HashCommands.HMSet, Write, 1, 1, 1),
+        new("hsetnx", 4, HashCommands.HSetNx, Write, 1, 1, 1),
+        new("hget", 3, HashCommands.HGet, Read, 1, 1, 1),
+        new("hmget", -3, HashCommands.HMGet, Read, 1, 1, 1),
+        new("hdel", -3, HashCommands.HDel, Write, 1, 1, 1),
+        new("hexists", 3, HashCommands.HExists, Read, 1, 1, 1),
+        new("hlen", 2, HashCommands.HLen, Read, 1, 1, 1),
+        new("hstrlen", 3, HashCommands.HStrLen, Read, 1, 1, 1),
+        new("hkeys", 2, HashCommands.HKeys, ReadSlow, 1, 1, 1),
+        new("hvals", 2, HashCommands.HVals, ReadSlow, 1, 1, 1),
+        new("hgetall", 2, HashCommands.HGetAll, ReadSlow, 1, 1, 1),
+        new("hincrby", 4, HashCommands.HIncrBy, Write, 1, 1, 1),
+        new("hincrbyfloat", 4, HashCommands.HIncrByFloat, Write, 1, 1, 1),
+        new("hscan", -3, HashCommands.HScan, ReadSlow, 1, 1, 1),
+        new("hrandfield", -2, HashCommands.HRandField, ReadSlow, 1, 1, 1),
 
         // Keyspace
         new("del", -2, KeyspaceCommands.Del, WriteSlow, 1, -1, 1) { Merge = ReplyMerge.Sum },

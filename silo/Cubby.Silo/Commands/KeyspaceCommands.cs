@@ -1,3 +1,4 @@
+using Cubby.Grains.Storage;
 using Cubby.Resp;
 using Cubby.Silo.Routing;
 using Cubby.Silo.Protocol;
@@ -46,7 +47,7 @@ internal static class KeyspaceCommands
         var key = request[1];
         if (session.CheckKey(key))
         {
-            session.Writer.WriteSimpleString(session.Silo.Catalog.GrainFor(key).Exists(key) ? "string" : "none");
+            session.Writer.WriteSimpleString(session.Silo.Catalog.GrainFor(key).KindOf(key) is { } kind ? EntryKinds.NameOf(kind) : "none");
         }
     }
 
@@ -64,7 +65,7 @@ internal static class KeyspaceCommands
 
         byte[]? pattern = null;
         long count = DefaultScanCount;
-        var stringsOnly = true;
+        string? type = null;
         for (var i = 2; i < request.Count; i++)
         {
             var option = request[i];
@@ -93,7 +94,7 @@ internal static class KeyspaceCommands
             }
             else if (Arguments.Is(option, "TYPE"))
             {
-                stringsOnly = Arguments.Is(request[++i], "string");
+                type = Arguments.Utf8(request[++i]);
             }
             else
             {
@@ -102,7 +103,7 @@ internal static class KeyspaceCommands
             }
         }
 
-        session.Defer(ClusterKeyspace.ScanAsync(session, cursor, pattern, count, stringsOnly));
+        session.Defer(ClusterKeyspace.ScanAsync(session, cursor, pattern, count, type));
     }
 
     public static void Keys(ClientSession session, RespRequest request) => session.Defer(ClusterKeyspace.KeysAsync(session, request[1].ToArray()));
@@ -120,7 +121,7 @@ internal static class KeyspaceCommands
         session.Defer(ClusterKeyspace.FlushAllAsync(session));
     }
 
-    private static bool RespCursor(ReadOnlySpan<byte> text, out ulong cursor) =>
+    internal static bool RespCursor(ReadOnlySpan<byte> text, out ulong cursor) =>
         System.Buffers.Text.Utf8Parser.TryParse(text, out cursor, out var consumed) && consumed == text.Length;
 
     private static bool CheckKeys(ClientSession session, RespRequest request)

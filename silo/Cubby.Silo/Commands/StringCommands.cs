@@ -21,11 +21,14 @@ internal static class StringCommands
         Lookup(session, key, ref reply);
     }
 
-    /// <summary>A read that counts as a hit or a miss, renews a sliding expiry, and answers null when absent.</summary>
-    public static void Lookup<TReader>(ClientSession session, ReadOnlySpan<byte> key, ref TReader reply)
+    /// <summary>
+    /// A read that counts as a hit or a miss, renews a sliding expiry, and answers null when absent; or, as MGET does
+    /// when <paramref name="otherKindsAreAbsent"/>, when the key holds another kind of value than a string.
+    /// </summary>
+    public static void Lookup<TReader>(ClientSession session, ReadOnlySpan<byte> key, ref TReader reply, bool otherKindsAreAbsent = false)
         where TReader : IEntryReader, allows ref struct
     {
-        if (session.Silo.Catalog.GrainFor(key).Read(key, slide: true, ref reply))
+        if (session.Silo.Catalog.GrainFor(key).Read(key, slide: true, ref reply, otherKindsAreAbsent))
         {
             session.Hit();
         }
@@ -228,7 +231,7 @@ internal static class StringCommands
         var reply = new BulkReply(session.Writer);
         for (var i = 1; i < request.Count; i++)
         {
-            Lookup(session, request[i], ref reply);
+            Lookup(session, request[i], ref reply, otherKindsAreAbsent: true);
         }
     }
 

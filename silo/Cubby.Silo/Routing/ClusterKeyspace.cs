@@ -1,4 +1,5 @@
 using Cubby.Grains;
+using Cubby.Grains.Storage;
 using Cubby.Sharding;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Hosting;
@@ -39,21 +40,34 @@ internal static class ClusterKeyspace
     }
 
     /// <summary>SCAN's cursor is a shard: each call returns whole shards' keys, one shard after another.</summary>
-    public static async ValueTask ScanAsync(ClientSession session, ulong cursor, byte[]? pattern, long count, bool stringsOnly)
+    /// <param name="session">The connection asking.</param>
+    /// <param name="cursor">The slot to start at.</param>
+    /// <param name="pattern">SCAN's MATCH, or null.</param>
+    /// <param name="count">SCAN's COUNT: whole slots are taken until at least this many keys are found.</param>
+    /// <param name="type">SCAN's TYPE: null for every key; a type Cubby does not store finds none.</param>
+    public static async ValueTask ScanAsync(ClientSession session, ulong cursor, byte[]? pattern, long count, string? type)
     {
         var silo = session.Silo;
         var keys = new List<byte[]>();
         var slot = cursor;
         var slotCount = (ulong)silo.Catalog.SlotCount;
+        EntryKind? kind = null;
+        var stored = true;
+        if (type is not null)
+        {
+            stored = EntryKinds.TryParse(type, out var parsed);
+            kind = parsed;
+        }
+
         while (slot < slotCount && keys.Count < count)
         {
-            if (stringsOnly)
+            if (stored)
             {
                 var shard = (int)slot;
                 try
                 {
-                    keys.AddRange(TryHere(silo, shard, shard => LocalKeys(shard, pattern), out var here) ? here
-                        : await ShardRelay.CallAsync(silo, grains => grains.GetGrain<IShardGrain>(shard).Keys(pattern).AsTask()).ConfigureAwait(false));
+                    keys.AddRange(TryHere(silo, shard, shard => LocalKeys(shard, pattern, kind), out var here) ? here
+                        : await ShardRelay.CallAsync(silo, grains => grains.GetGrain<IShardGrain>(shard).Keys(pattern, type).AsTask()).ConfigureAwait(false));
                 }
                 catch (Exception exception) when (exception is not OutOfMemoryException)
                 {
@@ -74,11 +88,11 @@ internal static class ClusterKeyspace
 
     private static async Task<long> CountAsync(IShardGrain grain) => (await grain.Count().ConfigureAwait(false)).Entries;
 
-    private static byte[][] LocalKeys(Shard shard, byte[]? pattern)
+    private static byte[][] LocalKeys(Shard shard, byte[]? pattern, EntryKind? kind = null)
     {
         var keys = new List<byte[]>();
         var sink = new MatchingKeys(pattern, keys);
-        shard.VisitKeys(ref sink);
+        shard.VisitKeys(ref sink, kind);
         return [.. keys];
     }
 

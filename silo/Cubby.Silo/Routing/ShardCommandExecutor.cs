@@ -1,6 +1,7 @@
 using System.Buffers;
 using Cubby.Grains;
 using Cubby.Resp;
+using Cubby.Sharding;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Hosting;
 using Cubby.Silo.Protocol;
@@ -45,7 +46,7 @@ internal sealed class ShardCommandExecutor(SiloRuntime silo) : IShardCommandExec
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
             relay.Reply.ResetWrittenCount();
-            session.Writer.WriteError("ERR internal error: " + exception.Message);
+            session.Writer.WriteError(exception is WrongTypeException ? WrongTypeException.RedisError : "ERR internal error: " + exception.Message);
         }
         finally
         {

@@ -85,7 +85,8 @@ internal sealed class MigrationPair : IDisposable
     {
         var reader = new CapturingReader();
         var grain = catalog.GrainFor(Bytes(key));
-        if (!grain.TryGetMetadata(Bytes(key), out var metadata, out _) || !grain.Read(Bytes(key), slide: false, ref reader))
+        if (!grain.TryGetMetadata(Bytes(key), out var metadata, out _)
+            || !(metadata.Kind == EntryKind.Hash ? grain.ReadHash(Bytes(key), ref reader) : grain.Read(Bytes(key), slide: false, ref reader)))
         {
             return null;
         }

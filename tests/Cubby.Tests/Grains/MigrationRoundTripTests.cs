@@ -69,6 +69,27 @@ public sealed class MigrationRoundTripTests
 
     [Theory]
     [MemberData(nameof(StorePairs))]
+    public void A_hash_arrives_as_a_hash_with_its_fields_and_expiry(StoreKind source, StoreKind target)
+    {
+        using var pair = new MigrationPair(source, target);
+        var key = MigrationPair.KeyOf(7);
+        var grain = pair.Source.GrainFor(MigrationPair.Bytes(key));
+        var add = new TwoFields();
+        Assert.Equal(Cubby.Grains.UpdateStatus.Ok, grain.EditHash(MigrationPair.Bytes(key), new System.Buffers.ArrayBufferWriter<byte>(), ref add));
+        Assert.True(grain.Expire(MigrationPair.Bytes(key), pair.Now + 60_000, Cubby.Grains.ExpireCondition.Always));
+        var (value, metadata) = MigrationPair.Peek(pair.Source, key)!.Value;
+
+        pair.Move(pair.MovingSlot, ChunkBytes);
+
+        var arrived = MigrationPair.Peek(pair.Target, key);
+        Assert.NotNull(arrived);
+        Assert.Equal(EntryKind.Hash, arrived.Value.Metadata.Kind);
+        Assert.Equal(value, arrived.Value.Value);
+        Assert.Equal(metadata.ExpiresAt, arrived.Value.Metadata.ExpiresAt);
+    }
+
+    [Theory]
+    [MemberData(nameof(StorePairs))]
     public void Chunks_stay_within_max_bytes_unless_one_entry_alone_is_larger(StoreKind source, StoreKind target)
     {
         using var pair = new MigrationPair(source, target);
@@ -238,4 +259,14 @@ public sealed class MigrationRoundTripTests
         pair.Target.GrainFor(MigrationPair.Bytes(key)).TryGetMetadata(MigrationPair.Bytes(key), out var metadata, out var now) ? metadata.TimeToLive(now) : -2;
 
     private static bool Slide(MigrationPair pair, string key) => pair.Target.GrainFor(MigrationPair.Bytes(key)).Refresh(MigrationPair.Bytes(key));
+
+    private struct TwoFields : Cubby.Grains.Hashes.IHashEdit
+    {
+        public readonly bool Apply(Cubby.Grains.Hashes.HashFields current, ref Cubby.Grains.Hashes.HashBuilder next)
+        {
+            next.Add("absexp"u8, "-1"u8);
+            next.Add("data"u8, [1, 2, 3]);
+            return true;
+        }
+    }
 }

@@ -42,14 +42,18 @@ internal static class Arguments
         return false;
     }
 
-    public static bool TryInt64(ClientSession session, ReadOnlySpan<byte> argument, out long value)
+    public static bool TryInt64(ClientSession session, ReadOnlySpan<byte> argument, out long value) =>
+        TryInt64(session, argument, out value, ErrorText.NotInteger);
+
+    /// <summary>Parses an integer argument, or writes <paramref name="error"/> (a command's own wording of Redis's error).</summary>
+    public static bool TryInt64(ClientSession session, ReadOnlySpan<byte> argument, out long value, string error)
     {
         if (RedisNumber.TryParseInt64(argument, out value))
         {
             return true;
         }
 
-        session.Writer.WriteError(ErrorText.NotInteger);
+        session.Writer.WriteError(error);
         return false;
     }
 

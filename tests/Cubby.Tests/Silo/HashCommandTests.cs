@@ -20,6 +20,8 @@ public sealed class HashCommandTests(SharedSiloFixture fixture) : IClassFixture<
 
         RespAssert.Integer(2, await c.CallAsync("HSET", key, "a", "1", "b", "2"));
         RespAssert.Integer(1, await c.CallAsync("HSET", key, "b", "20", "c", "3", "c", "30"));
+        RespAssert.Integer(2, await c.CallAsync("HSET", key + ":order", "x", "1", "y", "2", "x", "3"));
+        Assert.Equal(["x", "3", "y", "2"], RespAssert.Strings(await c.CallAsync("HGETALL", key + ":order")).Take(4));
 
         RespAssert.Bulk("20", await c.CallAsync("HGET", key, "b"));
         SiloClients.AssertNull(await c.CallAsync("HGET", key, "absent"), protocol);

@@ -24,16 +24,28 @@ internal struct SetFields(RespRequest request, bool onlyIfAbsent) : IHashEdit
             next.Add(entry.Field, last > 0 ? request[last + 1] : entry.Value);
         }
 
+        // New fields in the order they first appear, each with its last value, as Redis applies the pairs one by one.
         for (var i = 2; i < request.Count; i += 2)
         {
-            if (!current.Contains(request[i]) && LastPairOf(request[i], request.Count) == i)
+            if (!current.Contains(request[i]) && FirstPairOf(request[i]) == i)
             {
-                next.Add(request[i], request[i + 1]);
+                next.Add(request[i], request[LastPairOf(request[i], request.Count) + 1]);
                 Added++;
             }
         }
 
         return true;
+    }
+
+    private readonly int FirstPairOf(ReadOnlySpan<byte> field)
+    {
+        var i = 2;
+        while (!request[i].SequenceEqual(field))
+        {
+            i += 2;
+        }
+
+        return i;
     }
 
     /// <summary>The argument index of the last pair naming <paramref name="field"/>, or 0 when none does.</summary>

@@ -18,11 +18,7 @@ internal static class InProcessSilo
         builder.Logging.ClearProviders();
         builder.AddCubbySilo(options =>
         {
-            options.Host = "127.0.0.1";
-            options.RespPort = 0;
-            options.HttpPort = 0;
-            options.Clustering.SiloPort = 0;
-            options.Clustering.GatewayPort = 0;
+            options.UseEphemeralLoopbackPorts();
             options.Dashboard.Enabled = dashboard;
         });
         services?.Invoke(builder.Services);

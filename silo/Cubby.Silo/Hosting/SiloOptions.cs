@@ -82,6 +82,19 @@ public sealed class SiloOptions
 
     internal long EffectiveMaxMemoryBytes =>
         MaxMemoryBytes > 0 ? MaxMemoryBytes : Math.Max(64L * 1024 * 1024, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 2);
+
+    /// <summary>
+    /// Listens on loopback only, every port (RESP, HTTP, Orleans silo and gateway) one the system picks: for silos a
+    /// test or benchmark process starts by the dozen, which must never collide with each other or with a running one.
+    /// </summary>
+    public void UseEphemeralLoopbackPorts()
+    {
+        Host = "127.0.0.1";
+        RespPort = 0;
+        HttpPort = 0;
+        Clustering.SiloPort = 0;
+        Clustering.GatewayPort = 0;
+    }
 }
 
 /// <summary>The entry store a silo's grains use.</summary>

@@ -52,6 +52,7 @@ internal sealed class CommandTable
         new("info", -1, ServerCommands.Info, Admin),
         new("time", 1, ServerCommands.Time, Clock),
         new("cluster", -2, ServerCommands.Cluster, Admin),
+        new("function", -2, ServerCommands.Function, Admin),
         new("dbsize", 1, KeyspaceCommands.DbSize, Read) { WholeKeyspace = true },
         new("flushall", -1, KeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },
         new("flushdb", -1, KeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },

@@ -138,6 +138,26 @@ internal static class ServerCommands
         session.Writer.WriteBulkString((microseconds % 1_000_000).ToString(CultureInfo.InvariantCulture));
     }
 
+    /// <summary>
+    /// FUNCTION: Cubby runs no functions (nor Lua), so FLUSH has nothing to remove and answers OK, as a Redis with no
+    /// functions loaded does; every other subcommand is refused, naming it.
+    /// </summary>
+    public static void Function(ClientSession session, RespRequest request)
+    {
+        if (!Arguments.Is(request[1], "FLUSH"))
+        {
+            session.Writer.WriteError($"ERR Cubby runs no functions: FUNCTION {ErrorText.Printable(request[1]).ToUpperInvariant()} is not supported");
+        }
+        else if (request.Count == 2 || (request.Count == 3 && (Arguments.Is(request[2], "ASYNC") || Arguments.Is(request[2], "SYNC"))))
+        {
+            session.Writer.WriteOk();
+        }
+        else
+        {
+            session.Writer.WriteError(ErrorText.Syntax);
+        }
+    }
+
     /// <summary>CLUSTER: Cubby speaks to Redis clients as one standalone server, so Redis Cluster's commands are refused as such a server refuses them.</summary>
     public static void Cluster(ClientSession session, RespRequest request) => session.Writer.WriteError(ErrorText.ClusterDisabled);
 

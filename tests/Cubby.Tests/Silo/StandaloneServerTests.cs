@@ -34,6 +34,17 @@ public sealed class StandaloneServerTests(SharedSiloFixture fixture) : IClassFix
     }
 
     [Fact]
+    public async Task Function_flush_has_nothing_to_remove_and_other_function_commands_are_refused()
+    {
+        await using var c = await fixture.Silo.ConnectAsync();
+
+        RespAssert.Ok(await c.CallAsync("FUNCTION", "FLUSH"));
+        RespAssert.Ok(await c.CallAsync("FUNCTION", "FLUSH", "ASYNC"));
+        RespAssert.Error("ERR syntax error", await c.CallAsync("FUNCTION", "FLUSH", "LATER"));
+        RespAssert.Error("ERR Cubby runs no functions: FUNCTION LOAD is not supported", await c.CallAsync("FUNCTION", "load", "code"));
+    }
+
+    [Fact]
     public async Task Info_replication_reports_a_primary_without_replicas()
     {
         await using var c = await fixture.Silo.ConnectAsync();

@@ -61,7 +61,7 @@ internal static class MarkdownReport
         }
 
         Line($"");
-        Line($"`client-*` and `distcache-*` are Cubby's own client and `IDistributedCache` through the silo's Orleans gateway (Cubby only); `se-*` use StackExchange.Redis on all three servers, so only the server differs; `rediscache-*` are `AddStackExchangeRedisCache` on Redis and Garnet.");
+        Line($"`client-*` and `distcache-*` are Cubby's own client and `IDistributedCache` through the silo's Orleans gateway (Cubby only); `se-*` use StackExchange.Redis on all three servers, so only the server differs; `rediscache-*` are `AddStackExchangeRedisCache` on all three servers (on Cubby through its RESP door's hashes).");
         WriteDistributedCacheComparison(report, Line);
         Line($"");
         Line($"## Latency (ms, medians over rounds)");

@@ -17,7 +17,7 @@ internal enum WorkloadKind
 
     /// <summary>
     /// <c>AddStackExchangeRedisCache</c>'s <c>IDistributedCache</c>, the same calls as <see cref="DistributedCache"/>;
-    /// Redis and Garnet (it stores hashes, which Cubby's RESP door does not have yet).
+    /// every server, Cubby through its RESP door.
     /// </summary>
     RedisCache,
 }

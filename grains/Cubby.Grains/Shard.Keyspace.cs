@@ -1,4 +1,5 @@
 using Cubby.Grains.Storage;
+using Cubby.Sharding;
 
 namespace Cubby.Grains;
 
@@ -28,6 +29,31 @@ internal sealed partial class Shard
                     sink.Add(_store.KeyAt(index));
                 }
             }
+        }
+    }
+
+    /// <summary>
+    /// A live key picked at random (RANDOMKEY), or null when the shard holds none. Expired entries met on the way are
+    /// collected, so a shard of expired entries answers null in one walk.
+    /// </summary>
+    public byte[]? RandomKey()
+    {
+        lock (_turn)
+        {
+            var now = Now();
+            while (_store.Count > 0)
+            {
+                var index = Random.Shared.Next(_store.Count);
+                if (!_store.MetadataAt(index).IsExpiredAt(now))
+                {
+                    return _store.KeyAt(index).ToArray();
+                }
+
+                RemoveEntry(index);
+                _expired++;
+            }
+
+            return null;
         }
     }
 

@@ -107,40 +107,7 @@ internal sealed partial class Shard
     /// <summary>Whether this grain charges <paramref name="budget"/> (a catalog attaches only grains of its own budget).</summary>
     internal bool Charges(MemoryBudget budget) => ReferenceEquals(_budget, budget);
 
-    private bool InstallEntry(in MigrationEntry entry, long now)
-    {
-        if (entry.Metadata.IsExpiredAt(now))
-        {
-            return false;
-        }
-
-        var metadata = entry.Metadata with { LastAccess = EntryMetadata.Clock(now) };
-        while (true)
-        {
-            var index = FindLive(entry.Key, now);
-            var charge = Charge(index >= 0 ? GrowthOf(index, entry.Value.Length) : _store.SizeOf(entry.Key.Length, entry.Value.Length));
-            if (charge == ChargeOutcome.Evicted)
-            {
-                continue;
-            }
-
-            if (charge == ChargeOutcome.OutOfMemory)
-            {
-                return false;
-            }
-
-            if (index >= 0)
-            {
-                _store.ReplaceValue(index, entry.Value);
-                _store.MetadataAt(index) = metadata;
-            }
-            else
-            {
-                _store.Add(entry.Key, entry.Value, metadata);
-            }
-
-            _watches.Changed(entry.Key);
-            return true;
-        }
-    }
+    private bool InstallEntry(in MigrationEntry entry, long now) =>
+        !entry.Metadata.IsExpiredAt(now)
+        && Put(entry.Key, entry.Value, entry.Metadata with { LastAccess = EntryMetadata.Clock(now) }, replace: true, now) is SetStatus.Created or SetStatus.Updated;
 }

@@ -57,6 +57,23 @@ internal sealed partial class Shard
         }
     }
 
+    /// <summary>Reads a live entry of any kind without touching it: no sliding renewal, no access time (OBJECT).</summary>
+    public bool Peek<TReader>(ReadOnlySpan<byte> key, ref TReader reader)
+        where TReader : IEntryReader, allows ref struct
+    {
+        lock (_turn)
+        {
+            var now = Now();
+            var index = FindLive(key, now);
+            if (index >= 0)
+            {
+                reader.Read(_store.ValueAt(index), _store.MetadataAt(index), now);
+            }
+
+            return index >= 0;
+        }
+    }
+
     /// <summary>The entry's metadata without touching it (TTL, EXPIRETIME).</summary>
     public bool TryGetMetadata(ReadOnlySpan<byte> key, out EntryMetadata metadata, out long now)
     {

@@ -211,6 +211,25 @@ internal sealed partial class ShardGrain(
         return ValueTask.FromResult(removed);
     }
 
+    public ValueTask<ShardEntryCopy?> Export(byte[] key)
+    {
+        CheckKey(key);
+        return ValueTask.FromResult(Entries.Export(key));
+    }
+
+    public ValueTask<bool> Import(byte[] key, ShardEntryCopy entry, bool replace)
+    {
+        CheckKey(key);
+        ArgumentNullException.ThrowIfNull(entry);
+        CheckValue(entry.Value);
+        return Entries.Import(key, entry, replace) switch
+        {
+            SetStatus.NotStored => ValueTask.FromResult(false),
+            SetStatus.OutOfMemory => throw new Sharding.CubbyOutOfMemoryException(),
+            _ => ValueTask.FromResult(true),
+        };
+    }
+
     public ValueTask<long> TimeToLive(byte[] key)
     {
         CheckKey(key);
@@ -241,6 +260,8 @@ internal sealed partial class ShardGrain(
         Entries.VisitKeys(ref sink, kind);
         return ValueTask.FromResult(sink.Keys.ToArray());
     }
+
+    public ValueTask<byte[]?> RandomKey() => ValueTask.FromResult(Entries.RandomKey());
 
     public ValueTask<ShardCounts> Count()
     {

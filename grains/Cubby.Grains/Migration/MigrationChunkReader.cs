@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using Cubby.Grains.Storage;
+using Cubby.Sharding;
 
 namespace Cubby.Grains.Migration;
 

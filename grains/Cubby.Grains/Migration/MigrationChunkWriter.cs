@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Buffers.Binary;
 using Cubby.Grains.Storage;
+using Cubby.Sharding;
 
 namespace Cubby.Grains.Migration;
 

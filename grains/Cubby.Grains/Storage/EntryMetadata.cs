@@ -1,3 +1,5 @@
+using Cubby.Sharding;
+
 namespace Cubby.Grains.Storage;
 
 /// <summary>

@@ -38,7 +38,7 @@ public static class RespRequestParser
     /// </param>
     /// <param name="error">
     /// On <see cref="RespParseStatus.Error"/>, what is wrong, such as
-    /// <c>Protocol error: bulk length 600000000 exceeds the limit of 16777216 bytes</c>; the server replies
+    /// <c>Protocol error: invalid bulk length: 600000000 exceeds the limit of 16777216 bytes</c>; the server replies
     /// <c>-ERR</c> with it and closes the connection. Null otherwise.
     /// </param>
     public static RespParseStatus TryParse(in ReadOnlySequence<byte> buffer, RespRequest request, RespLimits limits, out SequencePosition consumed, out string? error)
@@ -107,7 +107,7 @@ public static class RespRequestParser
 
         if (count > limits.MaxArrayLength)
         {
-            error = string.Create(CultureInfo.InvariantCulture, $"Protocol error: multibulk length {count} exceeds the limit of {limits.MaxArrayLength} arguments");
+            error = string.Create(CultureInfo.InvariantCulture, $"Protocol error: invalid multibulk length: {count} exceeds the limit of {limits.MaxArrayLength} arguments");
             return RespParseStatus.Error;
         }
 
@@ -199,7 +199,7 @@ public static class RespRequestParser
 
         if (declared > limits.MaxBulkBytes)
         {
-            error = string.Create(CultureInfo.InvariantCulture, $"Protocol error: bulk length {declared} exceeds the limit of {limits.MaxBulkBytes} bytes");
+            error = string.Create(CultureInfo.InvariantCulture, $"Protocol error: invalid bulk length: {declared} exceeds the limit of {limits.MaxBulkBytes} bytes");
             return RespParseStatus.Error;
         }
 

@@ -67,6 +67,19 @@ public interface IShardGrain : IGrainWithIntegerKey
     /// <returns>How many existed.</returns>
     ValueTask<int> Remove([Immutable] byte[][] keys);
 
+    /// <summary>Copies an entry out whole: value, type, flags and expiry (RENAME and COPY between shards).</summary>
+    /// <param name="key">The key.</param>
+    /// <returns>The copy, or null when the entry is absent or expired.</returns>
+    ValueTask<ShardEntryCopy?> Export([Immutable] byte[] key);
+
+    /// <summary>Writes a copied entry under <paramref name="key"/>, keeping its type, flags and expiry.</summary>
+    /// <param name="key">The key to write, of this shard.</param>
+    /// <param name="entry">The entry, from <see cref="Export"/>.</param>
+    /// <param name="replace">Whether an existing entry (of any type) is replaced.</param>
+    /// <returns>False when the key exists and <paramref name="replace"/> is not set; nothing is written then.</returns>
+    /// <exception cref="CubbyOutOfMemoryException">The entry does not fit in the budget even after eviction.</exception>
+    ValueTask<bool> Import([Immutable] byte[] key, ShardEntryCopy entry, bool replace);
+
     /// <summary>Milliseconds an entry has left to live, as Redis's PTTL: -1 without expiry, -2 when absent.</summary>
     /// <param name="key">The key.</param>
     /// <returns>The time to live in milliseconds, -1 or -2.</returns>
@@ -85,6 +98,11 @@ public interface IShardGrain : IGrainWithIntegerKey
     /// <returns>The keys, in no particular order.</returns>
     [return: Immutable]
     ValueTask<byte[][]> Keys([Immutable] byte[]? pattern, string? type = null);
+
+    /// <summary>A live key of this shard picked at random (RANDOMKEY).</summary>
+    /// <returns>The key, or null when the shard holds none.</returns>
+    [return: Immutable]
+    ValueTask<byte[]?> RandomKey();
 
     /// <summary>Entries held, and how many of them have an expiry (expired ones not yet collected included).</summary>
     /// <returns>The counts.</returns>

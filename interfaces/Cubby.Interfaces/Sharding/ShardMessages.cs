@@ -10,6 +10,24 @@ namespace Cubby.Sharding;
 public sealed record ShardEntry([property: Id(0)] byte[] Value, [property: Id(1)] CacheEntryFlags Flags, [property: Id(2)] long TimeToLive);
 
 /// <summary>
+/// An entry whole, as RENAME and COPY carry it from one shard to another: its value, type, flags and expiry settings.
+/// </summary>
+/// <param name="Value">The value (a hash in Cubby's hash encoding when <paramref name="Kind"/> says so).</param>
+/// <param name="Kind">What the value holds.</param>
+/// <param name="Flags">The flags stored with it.</param>
+/// <param name="ExpiresAt">Unix milliseconds when it expires, or 0 for never.</param>
+/// <param name="SlidingWindow">The sliding window in milliseconds renewed by reads, or 0.</param>
+/// <param name="AbsoluteDeadline">Unix milliseconds a sliding entry may never live past, or 0.</param>
+[GenerateSerializer, Immutable]
+public sealed record ShardEntryCopy(
+    [property: Id(0)] byte[] Value,
+    [property: Id(1)] EntryKind Kind,
+    [property: Id(2)] CacheEntryFlags Flags,
+    [property: Id(3)] long ExpiresAt,
+    [property: Id(4)] long SlidingWindow,
+    [property: Id(5)] long AbsoluteDeadline);
+
+/// <summary>
 /// When an entry written through <see cref="IShardGrain"/> expires: never (both zero), at an absolute time, after a
 /// sliding window renewed by every read, or both (the window never renews past the absolute time).
 /// </summary>

@@ -97,7 +97,8 @@ public static class RedisNumber
 
     /// <summary>
     /// Formats <paramref name="current"/> + <paramref name="delta"/> as INCRBYFLOAT stores it. Redis adds in long
-    /// double, so 0.1 + 0.2 shows as 0.3; decimal arithmetic gives the same text wherever it has the range.
+    /// double and prints 17 decimal places (trailing zeros trimmed), so 0.1 + 0.2 shows as 0.3 and x + -x as 0.
+    /// Decimal arithmetic on each number's shortest round-trip digits gives the same text wherever it has the range.
     /// </summary>
     /// <param name="current">The stored number.</param>
     /// <param name="delta">The increment.</param>
@@ -106,17 +107,28 @@ public static class RedisNumber
     public static int FormatSum(double current, double delta, Span<byte> destination)
     {
         const double DecimalRange = 1e27;
-        const double DecimalPrecision = 1e-12;
-        static bool FitsDecimal(double value) => value == 0 || (Math.Abs(value) < DecimalRange && Math.Abs(value) > DecimalPrecision);
-        if (FitsDecimal(current) && FitsDecimal(delta) && FitsDecimal(current + delta))
+        const int RedisDecimalPlaces = 17;
+        if (Math.Abs(current) < DecimalRange && Math.Abs(delta) < DecimalRange && TryDecimal(current, out var a) && TryDecimal(delta, out var b))
         {
-            var sum = (decimal)current + (decimal)delta;
+            var sum = decimal.Round(a + b, RedisDecimalPlaces);
             Span<char> chars = stackalloc char[64];
-            sum.TryFormat(chars, out var length, "0.############################", CultureInfo.InvariantCulture);
+            (sum == 0 ? 0m : sum).TryFormat(chars, out var length, "0.#################", CultureInfo.InvariantCulture);
             return Encoding.ASCII.GetBytes(chars[..length], destination);
         }
 
         return FormatDouble(current + delta == 0 ? 0 : current + delta, destination);
+    }
+
+    /// <summary>
+    /// The decimal with a double's shortest round-trip digits (a cast keeps only 15 significant digits, so 1/41 would
+    /// lose its last two and no longer cancel its negation).
+    /// </summary>
+    private static bool TryDecimal(double value, out decimal result)
+    {
+        Span<char> chars = stackalloc char[MaxDoubleLength];
+        result = 0;
+        return value.TryFormat(chars, out var length, "R", CultureInfo.InvariantCulture)
+            && decimal.TryParse(chars[..length], NumberStyles.Float, CultureInfo.InvariantCulture, out result);
     }
 
     private static bool IsSpace(byte c) => c is (byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n' or (byte)'\v' or (byte)'\f';

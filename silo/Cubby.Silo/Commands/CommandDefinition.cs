@@ -24,6 +24,13 @@ internal sealed record CommandDefinition(string Name, int Arity, CommandHandler 
     /// <summary>How the replies of its shares are merged when its keys are in shards on several silos.</summary>
     public ReplyMerge Merge { get; init; }
 
+    /// <summary>
+    /// How it runs atomically when its shards are not all active here (RENAME, COPY, LCS): it holds them as EXEC does and
+    /// works through their grains. Without it such a command is split by <see cref="Merge"/>. The request's buffers
+    /// belong to the connection again once the operation first awaits.
+    /// </summary>
+    public HeldCommandHandler? RunHeld { get; init; }
+
     /// <summary>The command's position in its <see cref="CommandTable"/>, which indexes its metrics.</summary>
     public int Index { get; init; }
 

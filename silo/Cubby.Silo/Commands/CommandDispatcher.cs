@@ -54,7 +54,8 @@ internal static class CommandDispatcher
         else
         {
             session.LastCommand = command.Name;
-            if (command.FirstKey > 0)
+            // A command whose key is optional (OBJECT HELP) runs without routing when it has none.
+            if (command.FirstKey > 0 && request.Count > command.FirstKey)
             {
                 try
                 {

@@ -1,5 +1,6 @@
-using Cubby.Silo.Routing;
+using Cubby.Silo.Commands.TwoKeys;
 using Cubby.Silo.Commands.Hashes;
+using Cubby.Silo.Routing;
 using Cubby.Silo.Transactions;
 
 namespace Cubby.Silo.Commands;
@@ -10,6 +11,8 @@ internal sealed class CommandTable
     private static readonly string[] Read = ["readonly", "fast"];
     private static readonly string[] Write = ["write", "denyoom", "fast"];
     private static readonly string[] WriteSlow = ["write"];
+    private static readonly string[] WriteNoFast = ["write", "denyoom"];
+    private static readonly string[] WriteFastNoOom = ["write", "fast"];
     private static readonly string[] ReadSlow = ["readonly"];
     private static readonly string[] Connection = ["fast", "no-auth"];
     private static readonly string[] Admin = ["loading", "stale"];
@@ -78,6 +81,7 @@ internal sealed class CommandTable
         new("msetnx", -3, StringCommands.MSetNx, Write, 1, -1, 2),
         new("append", 3, StringCommands.Append, Write, 1, 1, 1),
         new("strlen", 2, StringCommands.StrLen, Read, 1, 1, 1),
+        new("lcs", -3, LcsCommand.Lcs, ReadSlow, 1, 2, 1) { RunHeld = LcsCommand.LcsHeld },
         new("getrange", 4, StringCommands.GetRange, ReadSlow, 1, 1, 1),
         new("setrange", 4, StringCommands.SetRange, WriteSlow, 1, 1, 1),
         new("getbit", 3, BitCommands.GetBit, Read, 1, 1, 1),
@@ -113,8 +117,13 @@ internal sealed class CommandTable
         new("unlink", -2, KeyspaceCommands.Del, Write, 1, -1, 1) { Merge = ReplyMerge.Sum },
         new("exists", -2, KeyspaceCommands.Exists, Read, 1, -1, 1) { Merge = ReplyMerge.Sum },
         new("type", 2, KeyspaceCommands.Type, Read, 1, 1, 1),
+        new("rename", 3, CopyCommands.Rename, WriteSlow, 1, 2, 1) { RunHeld = CopyCommands.RenameHeld },
+        new("renamenx", 3, CopyCommands.RenameNx, WriteFastNoOom, 1, 2, 1) { RunHeld = CopyCommands.RenameNxHeld },
+        new("copy", -3, CopyCommands.Copy, WriteNoFast, 1, 2, 1) { RunHeld = CopyCommands.CopyHeld },
         new("scan", -2, KeyspaceCommands.Scan, ReadSlow) { WholeKeyspace = true },
         new("keys", 2, KeyspaceCommands.Keys, ReadSlow) { WholeKeyspace = true },
+        new("object", -2, ObjectCommand.Object, ReadSlow, 2, 2, 1),
+        new("randomkey", 1, KeyspaceCommands.RandomKey, ReadSlow) { WholeKeyspace = true },
 
         // Expiry
         new("expire", -3, ExpiryCommands.Expire, Write, 1, 1, 1),

@@ -16,6 +16,8 @@ internal static class ErrorText
     public const string DbIndexOutOfRange = "ERR DB index is out of range";
     public const string ExpireOptionsNxXx = "ERR NX and XX, GT or LT options at the same time are not compatible";
     public const string ExpireOptionsGtLt = "ERR GT and LT options at the same time are not compatible";
+    public const string NoSuchKey = "ERR no such key";
+    public const string SameObject = "ERR source and destination objects are the same";
     public const string EmptyKey = "ERR empty keys are not allowed";
     public const string NoPasswordConfigured = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?";
     public const string ClientNameInvalid = "ERR Client names cannot contain spaces, newlines or special characters.";

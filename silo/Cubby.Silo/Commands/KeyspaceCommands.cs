@@ -5,7 +5,7 @@ using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Commands;
 
-/// <summary>DEL, UNLINK, EXISTS, TYPE, SCAN, KEYS, DBSIZE, FLUSHALL and FLUSHDB.</summary>
+/// <summary>DEL, UNLINK, EXISTS, TYPE, SCAN, KEYS, RANDOMKEY, DBSIZE, FLUSHALL and FLUSHDB.</summary>
 internal static class KeyspaceCommands
 {
     private const int DefaultScanCount = 10;
@@ -107,6 +107,8 @@ internal static class KeyspaceCommands
     }
 
     public static void Keys(ClientSession session, RespRequest request) => session.Defer(ClusterKeyspace.KeysAsync(session, request[1].ToArray()));
+
+    public static void RandomKey(ClientSession session, RespRequest request) => session.Defer(ClusterKeyspace.RandomKeyAsync(session));
 
     public static void DbSize(ClientSession session, RespRequest request) => session.Defer(ClusterKeyspace.DbSizeAsync(session));
 

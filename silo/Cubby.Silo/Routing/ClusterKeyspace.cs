@@ -8,7 +8,7 @@ using Cubby.Silo.Protocol;
 namespace Cubby.Silo.Routing;
 
 /// <summary>
-/// DBSIZE, FLUSHALL, KEYS and SCAN over the whole cluster: every shard, in its own turn, here when it is active here
+/// DBSIZE, FLUSHALL, KEYS, SCAN and RANDOMKEY over the whole cluster: every shard, in its own turn, here when it is active here
 /// and through its grain otherwise.
 /// </summary>
 internal static class ClusterKeyspace
@@ -36,6 +36,52 @@ internal static class ClusterKeyspace
         if (keys is not null)
         {
             MatchingKeys.WriteArray(session.Writer, [.. keys.SelectMany(static shardKeys => shardKeys)]);
+        }
+    }
+
+    /// <summary>
+    /// A key picked at random: from a shard picked at random among those active here that hold any, else among the
+    /// others (asked together); nil when the keyspace is empty.
+    /// </summary>
+    public static async ValueTask RandomKeyAsync(ClientSession session)
+    {
+        var silo = session.Silo;
+        var slotCount = silo.Catalog.SlotCount;
+        var start = Random.Shared.Next(slotCount);
+        var remote = new List<int>();
+        byte[]? key = null;
+        for (var i = 0; i < slotCount && key is null; i++)
+        {
+            var slot = (start + i) % slotCount;
+            if (!TryHere(silo, slot, static shard => shard.RandomKey(), out key))
+            {
+                remote.Add(slot);
+            }
+        }
+
+        if (key is null && remote.Count > 0)
+        {
+            var keys = await ShardsAsync(session, remote, static grain => grain.RandomKey().AsTask()).ConfigureAwait(false);
+            if (keys is null)
+            {
+                return;
+            }
+
+            var found = keys.Where(static k => k is not null).ToArray();
+            key = found.Length == 0 ? null : found[Random.Shared.Next(found.Length)];
+        }
+        else
+        {
+            await session.ReplyTurnAsync().ConfigureAwait(false);
+        }
+
+        if (key is null)
+        {
+            session.Writer.WriteNull();
+        }
+        else
+        {
+            session.Writer.WriteBulkString(key);
         }
     }
 
@@ -124,26 +170,48 @@ internal static class ClusterKeyspace
     {
         var silo = session.Silo;
         var results = new T[silo.Catalog.SlotCount];
-        var calls = new List<(int Slot, Task<T> Call)>();
+        var elsewhere = new List<int>();
         for (var slot = 0; slot < results.Length; slot++)
         {
             if (!TryHere(silo, slot, here, out results[slot]))
             {
-                var shard = slot;
-                calls.Add((shard, ShardRelay.CallAsync(silo, grains => remote(grains.GetGrain<IShardGrain>(shard)))));
+                elsewhere.Add(slot);
             }
         }
 
-        foreach (var (slot, call) in calls)
+        var answers = await ShardsAsync(session, elsewhere, remote).ConfigureAwait(false);
+        if (answers is null)
+        {
+            return null;
+        }
+
+        for (var i = 0; i < elsewhere.Count; i++)
+        {
+            results[elsewhere[i]] = answers[i];
+        }
+
+        return results;
+    }
+
+    /// <summary>
+    /// The answers of the grains of <paramref name="slots"/>, asked together, once the caller may write its reply; null
+    /// (with the error written) when a shard could not be reached.
+    /// </summary>
+    private static async Task<T[]?> ShardsAsync<T>(ClientSession session, List<int> slots, Func<IShardGrain, Task<T>> call)
+    {
+        var silo = session.Silo;
+        var calls = slots.Select(slot => ShardRelay.CallAsync(silo, grains => call(grains.GetGrain<IShardGrain>(slot)))).ToArray();
+        var results = new T[calls.Length];
+        for (var i = 0; i < calls.Length; i++)
         {
             try
             {
-                results[slot] = await call.ConfigureAwait(false);
+                results[i] = await calls[i].ConfigureAwait(false);
             }
             catch (Exception exception) when (exception is not OutOfMemoryException)
             {
                 await session.ReplyTurnAsync().ConfigureAwait(false);
-                session.Writer.WriteError(ShardRelay.Describe(exception, slot));
+                session.Writer.WriteError(ShardRelay.Describe(exception, slots[i]));
                 return null;
             }
         }

@@ -47,7 +47,7 @@ internal static class KeyRouter
 
         if (!TryRunHere(session, command, request))
         {
-            session.Defer(MultiKeyCalls.RunAsync(session, command, request));
+            session.Defer(command.RunHeld is { } runHeld ? runHeld(session, request) : MultiKeyCalls.RunAsync(session, command, request));
         }
     }
 

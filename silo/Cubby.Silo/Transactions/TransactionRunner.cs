@@ -3,15 +3,13 @@ using Cubby.Silo.Commands;
 using Cubby.Silo.Hosting;
 using Cubby.Silo.Protocol;
 using Cubby.Silo.Routing;
-using Orleans.Runtime;
 
 namespace Cubby.Silo.Transactions;
 
 /// <summary>
 /// Runs a transaction's queued commands atomically and in isolation across shards and silos: every shard the commands
-/// touch is held first, in ascending order, by a chain of <see cref="IShardGrain.Hold"/> calls sharing one call chain
-/// id; then the commands run one by one through the usual routes (directly on held shards here, through their grains
-/// elsewhere), all carrying that id, which is the only one a held shard lets in. See docs/transactions.md.
+/// touch is held first (<see cref="ShardHolds"/>); then the commands run one by one through the usual routes (directly
+/// on held shards here, through their grains elsewhere), all in the holds' call chain. See docs/transactions.md.
 /// </summary>
 internal static class TransactionRunner
 {
@@ -27,38 +25,16 @@ internal static class TransactionRunner
                 return;
             }
 
-            var grains = session.Silo.Grains;
-            var callback = new HoldCallback();
-            var reference = grains.CreateObjectReference<ITransactionCallback>(callback);
-            var outerChain = RequestContext.ReentrancyId;
-            RequestContext.ReentrancyId = Guid.NewGuid();
             try
             {
-                var holding = grains.GetGrain<IShardGrain>(slots[0]).Hold(slots, 0, reference).AsTask();
-                if (await Task.WhenAny(callback.AllHeld, holding).ConfigureAwait(false) != callback.AllHeld)
-                {
-                    await holding.ConfigureAwait(false);
-                }
-
-                try
-                {
-                    await RunIfUnchangedAsync(session, transaction, watched).ConfigureAwait(false);
-                }
-                finally
-                {
-                    callback.Finish();
-                }
-
-                await holding.ConfigureAwait(false);
+                await ShardHolds.RunAsync(session.Silo.Grains, slots, () => RunIfUnchangedAsync(session, transaction, watched)).ConfigureAwait(false);
             }
-            catch (Exception exception) when (exception is not OutOfMemoryException && !callback.AllHeld.IsCompleted)
+            catch (ShardsNotHeldException exception)
             {
-                session.Writer.WriteError(ErrorText.TransactionNotHeld(ShardRelay.Describe(exception, slots[0])));
+                session.Writer.WriteError(ErrorText.TransactionNotHeld(ShardRelay.Describe(exception.InnerException!, exception.FirstSlot)));
             }
             finally
             {
-                RequestContext.ReentrancyId = outerChain;
-                grains.DeleteObjectReference<ITransactionCallback>(reference);
                 if (watched is not null)
                 {
                     WatchCommands.End(session.Silo, watched);

@@ -3,6 +3,7 @@ using System.Text;
 using Cubby.Grains;
 using Cubby.Grains.Migration;
 using Cubby.Grains.Storage;
+using Cubby.Sharding;
 using Cubby.Tests.Infrastructure;
 
 namespace Cubby.Tests.Grains;

@@ -1,4 +1,5 @@
 using Cubby.Grains.Storage;
+using Cubby.Sharding;
 
 namespace Cubby.Tests.Grains;
 

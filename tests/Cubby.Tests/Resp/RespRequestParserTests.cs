@@ -106,7 +106,7 @@ public sealed class RespRequestParserTests
     [InlineData("*\r\n", "Protocol error: invalid multibulk length")]
     [InlineData("*1\rX", "Protocol error: invalid multibulk length")]
     [InlineData("*99999999999999999999\r\n", "Protocol error: invalid multibulk length")]
-    [InlineData("*99999999999\r\n", "Protocol error: multibulk length 99999999999 exceeds the limit of 1048576 arguments")]
+    [InlineData("*99999999999\r\n", "Protocol error: invalid multibulk length: 99999999999 exceeds the limit of 1048576 arguments")]
     [InlineData("*123456789012345678901", "Protocol error: too big mbulk count string")]
     [InlineData("*1\r\n:1\r\n", "Protocol error: expected '$', got ':'")]
     [InlineData("*1\r\n\u0001", "Protocol error: expected '$', got '\\x01'")]
@@ -115,8 +115,8 @@ public sealed class RespRequestParserTests
     [InlineData("*1\r\n$-1\r\n", "Protocol error: invalid bulk length")]
     [InlineData("*1\r\n$abc\r\n", "Protocol error: invalid bulk length")]
     [InlineData("*1\r\n$3\rX", "Protocol error: invalid bulk length")]
-    [InlineData("*1\r\n$2147483648\r\n", "Protocol error: bulk length 2147483648 exceeds the limit of 16777216 bytes")]
-    [InlineData("*1\r\n$600000000\r\n", "Protocol error: bulk length 600000000 exceeds the limit of 16777216 bytes")]
+    [InlineData("*1\r\n$2147483648\r\n", "Protocol error: invalid bulk length: 2147483648 exceeds the limit of 16777216 bytes")]
+    [InlineData("*1\r\n$600000000\r\n", "Protocol error: invalid bulk length: 600000000 exceeds the limit of 16777216 bytes")]
     [InlineData("*1\r\n$1234567890123456789012", "Protocol error: too big bulk count string")]
     [InlineData("*1\r\n$3\r\nfooXY", "Protocol error: expected CRLF after bulk string")]
     [InlineData("*1\r\n$3\r\nfoo\rX", "Protocol error: expected CRLF after bulk string")]
@@ -145,8 +145,8 @@ public sealed class RespRequestParserTests
     {
         var limits = new RespLimits { MaxBulkBytes = 10, MaxArrayLength = 2, MaxRequestBytes = 12 };
 
-        Assert.Equal("Protocol error: bulk length 11 exceeds the limit of 10 bytes", ParseOne(Single("*1\r\n$11\r\n"), limits).Error);
-        Assert.Equal("Protocol error: multibulk length 3 exceeds the limit of 2 arguments", ParseOne(Single("*3\r\n"), limits).Error);
+        Assert.Equal("Protocol error: invalid bulk length: 11 exceeds the limit of 10 bytes", ParseOne(Single("*1\r\n$11\r\n"), limits).Error);
+        Assert.Equal("Protocol error: invalid multibulk length: 3 exceeds the limit of 2 arguments", ParseOne(Single("*3\r\n"), limits).Error);
         Assert.Equal(
             "Protocol error: command arguments exceed the limit of 12 bytes",
             ParseOne(Single("*2\r\n$10\r\n0123456789\r\n$3\r\n"), limits).Error);

@@ -104,7 +104,7 @@ public sealed class BadInputTests
         RespAssert.Bulk(atLimit, await client.CallAsync("GET", "limit"));
 
         await client.SendRawAsync(Ascii($"*3\r\n$3\r\nSET\r\n$4\r\nover\r\n${MaxValueBytes + 1}\r\n"));
-        RespAssert.Error($"ERR Protocol error: bulk length {MaxValueBytes + 1} exceeds the limit of {MaxValueBytes}", await client.ReadAsync());
+        RespAssert.Error($"ERR Protocol error: invalid bulk length: {MaxValueBytes + 1} exceeds the limit of {MaxValueBytes}", await client.ReadAsync());
         Assert.True(await client.IsClosedByServerAsync());
     }
 
@@ -116,7 +116,7 @@ public sealed class BadInputTests
 
         await client.SendRawAsync(Ascii($"*{MaxArguments + 1}\r\n"));
 
-        RespAssert.Error($"ERR Protocol error: multibulk length {MaxArguments + 1} exceeds the limit of {MaxArguments}", await client.ReadAsync());
+        RespAssert.Error($"ERR Protocol error: invalid multibulk length: {MaxArguments + 1} exceeds the limit of {MaxArguments}", await client.ReadAsync());
         Assert.True(await client.IsClosedByServerAsync());
     }
 

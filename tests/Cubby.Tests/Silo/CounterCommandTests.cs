@@ -120,6 +120,9 @@ public sealed class CounterCommandTests(SharedSiloFixture fixture) : IClassFixtu
     [InlineData("10", "-5", "5")]
     [InlineData("1.5", "-1.5", "0")]
     [InlineData("-1", "0.25", "-0.75")]
+    [InlineData("0", "0.024390243902439025", "0.02439024390243902")]
+    [InlineData("0.02439024390243902", "-0.024390243902439025", "0")]
+    [InlineData("0", "1e-20", "0")]
     public async Task Incrbyfloat_adds_and_replies_with_the_number_as_Redis_formats_it(string value, string increment, string expected)
     {
         await using var c = await _silo.ConnectAsync();

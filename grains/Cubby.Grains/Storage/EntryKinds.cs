@@ -1,14 +1,6 @@
+using Cubby.Sharding;
+
 namespace Cubby.Grains.Storage;
-
-/// <summary>What an entry's value holds, as Redis's TYPE names it.</summary>
-internal enum EntryKind : byte
-{
-    /// <summary>Bytes: what SET, APPEND and INCR write.</summary>
-    String = 0,
-
-    /// <summary>Fields and their values (HSET), encoded as <see cref="Hashes.HashFields"/> reads them.</summary>
-    Hash = 1,
-}
 
 /// <summary>The names Redis's TYPE answers and SCAN ... TYPE takes.</summary>
 internal static class EntryKinds

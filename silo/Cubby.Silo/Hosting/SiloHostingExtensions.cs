@@ -19,7 +19,8 @@ public static class SiloHostingExtensions
     /// <summary>
     /// Adds a Cubby silo: an Orleans silo (clustering from <c>Cubby:Clustering</c>) hosting Cubby's shard grains, its
     /// options (section <c>Cubby</c>, validated at start), and Kestrel listeners on <see cref="SiloOptions.RespPort"/>
-    /// (the RESP front door) and <see cref="SiloOptions.HttpPort"/> (HTTP). Kestrel serves only these listeners, so
+    /// (the RESP front door; TLS with <c>Cubby:Tls</c>, through Kestrel's TLS middleware) and
+    /// <see cref="SiloOptions.HttpPort"/> (HTTP). Kestrel serves only these listeners, so
     /// set <c>Cubby:HttpPort</c> to the port the host application should serve HTTP on.
     /// </summary>
     /// <param name="builder">The application builder.</param>
@@ -65,11 +66,28 @@ public static class SiloHostingExtensions
         {
             var silo = kestrel.ApplicationServices.GetRequiredService<IOptions<SiloOptions>>().Value;
             var endpoints = kestrel.ApplicationServices.GetRequiredService<SiloEndpoints>();
+            var certificate = silo.Tls.Enabled ? TlsCertificate.Load(silo.Tls) : null;
             Listen(kestrel, silo.Host, silo.RespPort, listener =>
             {
+                if (certificate is not null && silo.Tls.Port is null)
+                {
+                    listener.UseHttps(certificate);
+                    endpoints.AddRespTls(listener);
+                }
+
                 listener.UseConnectionHandler<RespConnectionHandler>();
                 endpoints.AddResp(listener);
             });
+            if (certificate is not null && silo.Tls.Port is { } tlsPort)
+            {
+                Listen(kestrel, silo.Host, tlsPort, listener =>
+                {
+                    listener.UseHttps(certificate);
+                    listener.UseConnectionHandler<RespConnectionHandler>();
+                    endpoints.AddRespTls(listener);
+                });
+            }
+
             Listen(kestrel, silo.Host, silo.HttpPort, endpoints.AddHttp);
         });
         return builder;

@@ -63,6 +63,9 @@ public sealed class SiloOptions
     /// <summary>When set, clients must <c>AUTH</c> with this password before any other command.</summary>
     public string? Password { get; set; }
 
+    /// <summary>TLS for RESP connections (<c>Cubby:Tls</c>).</summary>
+    public TlsOptions Tls { get; set; } = new();
+
     /// <summary>Run command processing on the socket's I/O thread; measured as the largest gain without pipelining.</summary>
     public bool InlineScheduling { get; set; } = true;
 
@@ -92,6 +95,11 @@ public sealed class SiloOptions
         Host = "127.0.0.1";
         RespPort = 0;
         HttpPort = 0;
+        if (Tls.Port is not null)
+        {
+            Tls.Port = 0;
+        }
+
         Clustering.SiloPort = 0;
         Clustering.GatewayPort = 0;
     }

@@ -37,6 +37,7 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         Require(options.Password is null || options.Password.Length > 0, "Cubby:Password must not be empty; remove it to disable AUTH.");
         Require(options.ShutdownTimeout > TimeSpan.Zero, $"Cubby:ShutdownTimeout must be positive (was {options.ShutdownTimeout}).");
 
+        ValidateTls(options, Require);
         ValidateClustering(options, Require);
         Require(options.Dashboard.Password is null || !string.IsNullOrWhiteSpace(options.Dashboard.Password), "Cubby:Dashboard:Password must not be empty or blank; remove it to serve the dashboard without a password.");
         Require(options.Dashboard.AuthorizationPolicy is null || !string.IsNullOrWhiteSpace(options.Dashboard.AuthorizationPolicy), "Cubby:Dashboard:AuthorizationPolicy must not be empty or blank; remove it to serve the dashboard without one.");
@@ -44,6 +45,18 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         Require(!options.Dashboard.ProtectMetrics || options.Dashboard.Password is not null || options.Dashboard.AuthorizationPolicy is not null, "Cubby:Dashboard:ProtectMetrics needs Cubby:Dashboard:Password or Cubby:Dashboard:AuthorizationPolicy: /metrics is protected like the dashboard.");
 
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+
+    private static void ValidateTls(SiloOptions options, Action<bool, string> require)
+    {
+        var tls = options.Tls;
+        require(tls.Enabled || (tls.KeyPath is null && tls.Password is null && tls.Port is null), "Cubby:Tls:KeyPath, Cubby:Tls:Password and Cubby:Tls:Port need Cubby:Tls:CertificatePath, the certificate that turns TLS on.");
+        require(tls.Port is null or (>= 0 and <= 65535), $"Cubby:Tls:Port must be between 0 and 65535 (was {tls.Port}).");
+        require(tls.Port is null or 0 || (tls.Port != options.RespPort && tls.Port != options.HttpPort), $"Cubby:Tls:Port must differ from Cubby:RespPort and Cubby:HttpPort (was {tls.Port}).");
+        if (tls.Enabled && TlsCertificate.Problem(tls) is { } problem)
+        {
+            require(false, problem);
+        }
     }
 
     private static void ValidateClustering(SiloOptions options, Action<bool, string> require)

@@ -2,7 +2,8 @@ namespace Cubby.Grains.Storage;
 
 /// <summary>
 /// An entry store on managed arrays: a dictionary from key to dense index, and the entries in one array of structs.
-/// Same-length overwrites reuse the value's array, so a steady SET load of fixed-size values allocates nothing.
+/// Value arrays come in <see cref="BlockSizes"/> classes from <see cref="ManagedBlocks"/>, which the stores of a silo
+/// share: an overwrite of the same class reuses the value's array, and an evicted entry's array serves the next write.
 /// </summary>
 internal sealed class ManagedEntryStore : IEntryStore
 {
@@ -11,12 +12,20 @@ internal sealed class ManagedEntryStore : IEntryStore
 
     private readonly Dictionary<byte[], int> _index = new(ByteKeyComparer.Instance);
     private readonly Dictionary<byte[], int>.AlternateLookup<ReadOnlySpan<byte>> _lookup;
+    private readonly ManagedBlocks _blocks;
     private Entry[] _entries = [];
     private int _count;
 
-    public ManagedEntryStore()
+    public ManagedEntryStore(ManagedBlocks blocks)
     {
+        _blocks = blocks;
         _lookup = _index.GetAlternateLookup<ReadOnlySpan<byte>>();
+    }
+
+    /// <summary>A store of its own that recycles nothing: for tests and sizing.</summary>
+    public ManagedEntryStore()
+        : this(new ManagedBlocks(0))
+    {
     }
 
     public int Count => _count;
@@ -27,7 +36,11 @@ internal sealed class ManagedEntryStore : IEntryStore
 
     public ReadOnlySpan<byte> KeyAt(int index) => EntryAt(index).Key;
 
-    public ReadOnlySpan<byte> ValueAt(int index) => EntryAt(index).Value;
+    public ReadOnlySpan<byte> ValueAt(int index)
+    {
+        ref var entry = ref EntryAt(index);
+        return entry.Value.AsSpan(0, entry.ValueLength);
+    }
 
     public ref EntryMetadata MetadataAt(int index) => ref EntryAt(index).Metadata;
 
@@ -44,7 +57,9 @@ internal sealed class ManagedEntryStore : IEntryStore
             Array.Resize(ref _entries, Math.Max(4, _entries.Length * 2));
         }
 
-        _entries[_count] = new Entry { Key = keyBytes, Value = value.ToArray(), Metadata = metadata };
+        var valueBytes = _blocks.Rent(value.Length);
+        value.CopyTo(valueBytes);
+        _entries[_count] = new Entry { Key = keyBytes, Value = valueBytes, ValueLength = value.Length, Metadata = metadata };
         UsedBytes += SizeOf(key.Length, value.Length);
         return _count++;
     }
@@ -52,22 +67,25 @@ internal sealed class ManagedEntryStore : IEntryStore
     public void ReplaceValue(int index, ReadOnlySpan<byte> value)
     {
         ref var entry = ref EntryAt(index);
-        UsedBytes += value.Length - entry.Value.Length;
-        if (entry.Value.Length == value.Length)
+        UsedBytes += SizeOf(entry.Key.Length, value.Length) - SizeOf(entry.Key.Length, entry.ValueLength);
+
+        // A value of another size class moves to an array of its class, so every array is exactly what it is charged for.
+        if (ManagedBlocks.ArrayLength(value.Length) != entry.Value.Length)
         {
-            value.CopyTo(entry.Value);
+            _blocks.Return(entry.Value);
+            entry.Value = _blocks.Rent(value.Length);
         }
-        else
-        {
-            entry.Value = value.ToArray();
-        }
+
+        value.CopyTo(entry.Value);
+        entry.ValueLength = value.Length;
     }
 
     public void RemoveAt(int index)
     {
         ref var entry = ref EntryAt(index);
         _index.Remove(entry.Key);
-        UsedBytes -= SizeOf(entry.Key.Length, entry.Value.Length);
+        UsedBytes -= SizeOf(entry.Key.Length, entry.ValueLength);
+        _blocks.Return(entry.Value);
         var last = --_count;
         if (index != last)
         {
@@ -81,13 +99,18 @@ internal sealed class ManagedEntryStore : IEntryStore
 
     public void Clear()
     {
+        for (var i = 0; i < _count; i++)
+        {
+            _blocks.Return(_entries[i].Value);
+        }
+
         _index.Clear();
         _entries = [];
         _count = 0;
         UsedBytes = 0;
     }
 
-    public long SizeOf(int keyLength, int valueLength) => (long)keyLength + valueLength + EntryOverhead;
+    public long SizeOf(int keyLength, int valueLength) => (long)keyLength + ManagedBlocks.ArrayLength(valueLength) + EntryOverhead;
 
     public void Dispose() => Clear();
 
@@ -114,6 +137,7 @@ internal sealed class ManagedEntryStore : IEntryStore
     {
         public byte[] Key;
         public byte[] Value;
+        public int ValueLength;
         public EntryMetadata Metadata;
     }
 }

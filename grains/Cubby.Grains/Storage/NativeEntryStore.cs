@@ -8,12 +8,13 @@ namespace Cubby.Grains.Storage;
 /// <summary>
 /// An entry store that lives entirely outside the GC heap: each entry is one native block (metadata, key, value), found
 /// through an open-addressing table of dense indexes that is native memory too. Millions of entries are nothing for
-/// the GC to mark or compact, so collections stay short however much is cached.
+/// the GC to mark or compact, so collections stay short however much is cached. Blocks come in
+/// <see cref="BlockSizes"/> classes from <see cref="NativeBlocks"/>, which the stores of a silo share.
 /// </summary>
-internal sealed unsafe class NativeEntryStore : IEntryStore
+internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
 {
-    /// <summary>Per-entry bytes beyond key and value: the header, the allocator's own header, a dense slot and ~1.5 buckets.</summary>
-    private const int EntryOverhead = 56 + 16 + 8 + 6;
+    /// <summary>Per-entry bytes beyond the block: the allocator's own header, a dense slot and ~1.5 buckets.</summary>
+    private const int IndexOverhead = 16 + 8 + 6;
     private const int MinBuckets = 16;
 
     private readonly long _seed = Random.Shared.NextInt64();
@@ -21,6 +22,12 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
     private NativeArray<int> _buckets = new(MinBuckets);
     private int _count;
     private bool _disposed;
+
+    /// <summary>A store of its own that recycles nothing: for tests and sizing.</summary>
+    public NativeEntryStore()
+        : this(new NativeBlocks(0))
+    {
+    }
 
     public int Count => _count;
 
@@ -74,12 +81,11 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
             _entries.Resize(Math.Max(4, _entries.Length * 2));
         }
 
-        var header = (EntryHeader*)NativeMemory.Alloc((nuint)(sizeof(EntryHeader) + key.Length + value.Length));
+        var header = (EntryHeader*)blocks.Rent(BlockBytes(key.Length, value.Length));
         header->Metadata = metadata;
         header->Hash = Hash(key);
         header->KeyLength = key.Length;
         header->ValueLength = value.Length;
-        header->ValueCapacity = value.Length;
         key.CopyTo(new Span<byte>(header + 1, key.Length));
         value.CopyTo(new Span<byte>((byte*)(header + 1) + key.Length, value.Length));
 
@@ -93,11 +99,18 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
     public void ReplaceValue(int index, ReadOnlySpan<byte> value)
     {
         var header = Header(Check(index));
-        UsedBytes += (long)value.Length - header->ValueLength;
-        if (value.Length > header->ValueCapacity)
+        var oldBytes = BlockBytes(header->KeyLength, header->ValueLength);
+        var newBytes = BlockBytes(header->KeyLength, value.Length);
+        UsedBytes += SizeOf(header->KeyLength, value.Length) - SizeOf(header->KeyLength, header->ValueLength);
+
+        // A value of the same size class is written in place; any other moves to a block of its class, so every block
+        // is always exactly the size it is charged for.
+        if (BlockSizes.RoundUp(newBytes) != BlockSizes.RoundUp(oldBytes))
         {
-            header = (EntryHeader*)NativeMemory.Realloc(header, (nuint)(sizeof(EntryHeader) + header->KeyLength + value.Length));
-            header->ValueCapacity = value.Length;
+            var moved = (EntryHeader*)blocks.Rent(newBytes);
+            new ReadOnlySpan<byte>(header, sizeof(EntryHeader) + header->KeyLength).CopyTo(new Span<byte>(moved, sizeof(EntryHeader) + header->KeyLength));
+            blocks.Return(header, oldBytes);
+            header = moved;
             _entries[index] = (nint)header;
         }
 
@@ -110,7 +123,7 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
         var header = Header(Check(index));
         UsedBytes -= SizeOf(header->KeyLength, header->ValueLength);
         DeleteBucket(BucketOf(index, header->Hash));
-        NativeMemory.Free(header);
+        blocks.Return(header, BlockBytes(header->KeyLength, header->ValueLength));
 
         var last = --_count;
         if (index != last)
@@ -132,7 +145,8 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
     {
         for (var i = 0; i < _count; i++)
         {
-            NativeMemory.Free((void*)_entries[i]);
+            var header = Header(i);
+            blocks.Return(header, BlockBytes(header->KeyLength, header->ValueLength));
         }
 
         _entries.Resize(0);
@@ -142,7 +156,7 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
         UsedBytes = 0;
     }
 
-    public long SizeOf(int keyLength, int valueLength) => (long)keyLength + valueLength + EntryOverhead;
+    public long SizeOf(int keyLength, int valueLength) => BlockSizes.RoundUp(BlockBytes(keyLength, valueLength)) + IndexOverhead;
 
     public void Dispose()
     {
@@ -154,6 +168,8 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
             _disposed = true;
         }
     }
+
+    private static long BlockBytes(int keyLength, int valueLength) => sizeof(EntryHeader) + (long)keyLength + valueLength;
 
     private static ReadOnlySpan<byte> KeyOf(EntryHeader* header) => new(header + 1, header->KeyLength);
 
@@ -233,7 +249,6 @@ internal sealed unsafe class NativeEntryStore : IEntryStore
         public uint Hash;
         public int KeyLength;
         public int ValueLength;
-        public int ValueCapacity;
     }
 
     /// <summary>A zeroed, resizable array in native memory.</summary>

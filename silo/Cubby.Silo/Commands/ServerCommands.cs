@@ -195,12 +195,15 @@ internal static class ServerCommands
 
         if (Wants("memory"))
         {
+            var gc = GC.GetGCMemoryInfo();
             text.Append("# Memory\r\n")
                 .Append(CultureInfo.InvariantCulture, $"used_memory:{silo.Catalog.Budget.Used}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"used_memory_rss:{process.WorkingSet64}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"maxmemory:{silo.Catalog.Budget.Limit}\r\n")
                 .Append("maxmemory_policy:allkeys-lru\r\n")
-                .Append(CultureInfo.InvariantCulture, $"gc_heap_bytes:{GC.GetTotalMemory(false)}\r\n\r\n");
+                .Append(CultureInfo.InvariantCulture, $"gc_heap_bytes:{GC.GetTotalMemory(false)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_committed_bytes:{gc.TotalCommittedBytes}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_fragmented_bytes:{gc.FragmentedBytes}\r\n\r\n");
         }
 
         if (Wants("stats"))

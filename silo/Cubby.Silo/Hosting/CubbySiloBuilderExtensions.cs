@@ -68,9 +68,22 @@ public static class CubbySiloBuilderExtensions
         FullSweepInterval = options.FullSweepInterval,
     };
 
-    /// <summary>The shards' entry store, from <see cref="SiloOptions.Store"/>.</summary>
-    internal static Func<IEntryStore> StoreOf(SiloOptions options) =>
-        options.Store == EntryStoreKind.Managed ? static () => new ManagedEntryStore() : static () => new NativeEntryStore();
+    /// <summary>
+    /// The shards' entry store, from <see cref="SiloOptions.Store"/>. The stores share their freed blocks, keeping up to
+    /// 1/64 of the budget for reuse: enough for the evict-then-write churn of a full cache, small beside the budget.
+    /// </summary>
+    internal static Func<IEntryStore> StoreOf(SiloOptions options)
+    {
+        var retained = Math.Clamp(options.EffectiveMaxMemoryBytes / 64, 256L * 1024, 64L * 1024 * 1024);
+        if (options.Store == EntryStoreKind.Managed)
+        {
+            var arrays = new ManagedBlocks(retained);
+            return () => new ManagedEntryStore(arrays);
+        }
+
+        var blocks = new NativeBlocks(retained);
+        return () => new NativeEntryStore(blocks);
+    }
 }
 
 /// <summary>Binds and validates <see cref="SiloOptions"/> once for both the host's services and the Orleans setup that needs them early.</summary>

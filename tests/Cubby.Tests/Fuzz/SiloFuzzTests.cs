@@ -10,7 +10,7 @@ namespace Cubby.Tests.Fuzz;
 /// touched. Bounded to a few seconds here; the longer campaign is the same test with <c>CUBBY_FUZZ_SECONDS</c> set
 /// (see README, "Fuzzing").
 /// </summary>
-[Collection(FuzzCollection.Name)]
+[Collection(FullLoadCollection.Name)]
 public sealed class SiloFuzzTests(ITestOutputHelper output)
 {
     private const int Connections = 8;

@@ -126,7 +126,7 @@ public abstract class EntryStoreContractTests
         store.ReplaceValue(index, Bytes(newValue));
 
         Assert.Equal(newValue, Encoding.UTF8.GetString(store.ValueAt(index)));
-        Assert.Equal(used + newValue.Length - oldValue.Length, store.UsedBytes);
+        Assert.Equal(used - store.SizeOf(3, oldValue.Length) + store.SizeOf(3, newValue.Length), store.UsedBytes);
         Assert.Equal(store.SizeOf(5, 1) + store.SizeOf(3, newValue.Length), store.UsedBytes);
         Assert.Equal(3u, store.MetadataAt(index).Flags);
         Assert.Equal(index, store.IndexOf(Bytes("key")));
@@ -245,14 +245,20 @@ public abstract class EntryStoreContractTests
     }
 
     [Fact]
-    public void SizeOf_charges_every_key_and_value_byte_plus_a_positive_overhead()
+    public void SizeOf_charges_every_key_and_value_byte_plus_an_overhead_rounded_up_to_the_block_size()
     {
         using var store = CreateStore();
+        var overhead = store.SizeOf(0, 0);
 
-        Assert.True(store.SizeOf(0, 0) > 0);
-        Assert.Equal(store.SizeOf(0, 0) + 5, store.SizeOf(5, 0));
-        Assert.Equal(store.SizeOf(0, 0) + 7, store.SizeOf(0, 7));
-        Assert.Equal(store.SizeOf(0, 0) + (2L * int.MaxValue), store.SizeOf(int.MaxValue, int.MaxValue));
+        Assert.True(overhead > 0);
+        foreach (var (key, value) in new[] { (0, 1), (5, 0), (0, 7), (16, 1024), (100, 5000), (3, 200_000), (10, 2 << 20) })
+        {
+            var size = store.SizeOf(key, value);
+            Assert.InRange(size, key + value + 1, overhead + key + value + ((key + value) / 16) + 64);
+            Assert.True(store.SizeOf(key, value + 1) >= size);
+        }
+
+        Assert.True(store.SizeOf(int.MaxValue, int.MaxValue) >= 2L * int.MaxValue);
     }
 
     [Fact]

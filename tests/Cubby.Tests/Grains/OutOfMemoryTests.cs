@@ -45,7 +45,8 @@ public sealed class OutOfMemoryTests
     {
         using var host = FullGrain();
 
-        Assert.Equal(SetStatus.OutOfMemory, host.Set("k3", "0123456789A"));
+        // Ten bytes sit in a 16-byte block: growing within it costs nothing, past it does.
+        Assert.Equal(SetStatus.OutOfMemory, host.Set("k3", "0123456789ABCDEFG"));
 
         Assert.Equal("0123456789", host.Get("k3"));
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
@@ -57,8 +58,10 @@ public sealed class OutOfMemoryTests
         using var host = FullGrain();
 
         Assert.Equal(SetStatus.Updated, host.Set("k3", "abcdefghij"));
-        Assert.Equal(SetStatus.Updated, host.Set("k4", "abc"));
-        Assert.Equal(host.Budget.Limit - 7, host.Budget.Used);
+        Assert.Equal(SetStatus.Updated, host.Set("k2", "0123456789ABCDEF"));
+        Assert.Equal(host.Budget.Limit, host.Budget.Used);
+        Assert.Equal(SetStatus.Updated, host.Set("k4", ""));
+        Assert.Equal(host.Budget.Limit - (EntrySize - SizeOf(2, 0)), host.Budget.Used);
         Assert.Equal(SetStatus.Updated, host.Set("k5", "0123456789ABCDEFG"));
 
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
@@ -82,20 +85,22 @@ public sealed class OutOfMemoryTests
     public void Read_modify_writes_report_OutOfMemory_when_they_would_grow_past_the_budget()
     {
         using var host = FullGrain();
-        host.Set("k1", "1234567890");
+        // Sixteen-byte values fill their blocks, so any growth needs more budget.
+        Assert.Equal(SetStatus.Updated, host.Set("k1", "1234567890123456"));
+        Assert.Equal(SetStatus.Updated, host.Set("k2", "0123456789abcdef"));
 
-        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementBy(SingleGrain.Bytes("k1"), 9_000_000_000, out _));
+        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementBy(SingleGrain.Bytes("k1"), 9_000_000_000_000_000, out _));
         Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementBy(SingleGrain.Bytes("new"), 1, out _));
         Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementByFloat(SingleGrain.Bytes("k1"), 0.5, new byte[Cubby.Text.RedisNumber.MaxDoubleLength], out _));
         Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.Append(SingleGrain.Bytes("k2"), SingleGrain.Bytes("!"), out _));
-        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.SetRange(SingleGrain.Bytes("k2"), 10, SingleGrain.Bytes("!"), out _));
+        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.SetRange(SingleGrain.Bytes("k2"), 16, SingleGrain.Bytes("!"), out _));
 
-        Assert.Equal("1234567890", host.Get("k1"));
-        Assert.Equal("0123456789", host.Get("k2"));
+        Assert.Equal("1234567890123456", host.Get("k1"));
+        Assert.Equal("0123456789abcdef", host.Get("k2"));
         Assert.Null(host.Get("new"));
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
         Assert.Equal(UpdateStatus.Ok, host.Grain.IncrementBy(SingleGrain.Bytes("k1"), 1, out var result));
-        Assert.Equal(1234567891, result);
+        Assert.Equal(1234567890123457, result);
     }
 
     [Fact]

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# RSS of a silo written ten times its memory budget, against the budget (issue 15).
+# usage: bench/rss-bound.sh [native|managed] [budget-bytes]     (needs redis-benchmark and a Release build)
+# Prints the RSS after a small warm-up on the same 32 connections (the silo's own overhead), the peak RSS while
+# redis-benchmark writes 10 x budget of 1 KiB values, and INFO's used_memory, maxmemory and evicted_keys.
+set -euo pipefail
+store=${1:-native}
+budget=${2:-67108864}
+port=${PORT:-16391}
+root=$(cd "$(dirname "$0")/.." && pwd)
+silo="$root/silo/Cubby.Silo/bin/Release/net10.0/Cubby.Silo.dll"
+[ -f "$silo" ] || { echo "build first: dotnet build -c Release silo/Cubby.Silo" >&2; exit 1; }
+
+Cubby__Store=$store Cubby__MaxMemoryBytes=$budget Cubby__RespPort=$port Cubby__HttpPort=$((port + 1)) \
+  Cubby__Clustering__SiloPort=0 Cubby__Clustering__GatewayPort=0 Cubby__Dashboard__Enabled=false \
+  dotnet "$silo" > /dev/null 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do redis-cli -p "$port" ping > /dev/null 2>&1 && break; sleep 0.2; done
+
+rss() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$pid/status"; }
+mib() { echo $(( $1 / 1048576 )); }
+
+redis-benchmark -p "$port" -t set -d 1024 -r 1000 -n 20000 -c 32 -P 16 -q > /dev/null 2>&1
+redis-cli -p "$port" flushall > /dev/null
+base=$(rss)
+
+samples=$(mktemp)
+( while kill -0 $pid 2> /dev/null; do rss; sleep 0.2; done ) > "$samples" &
+sampler=$!
+redis-benchmark -p "$port" -t set -d 1024 -r 100000000 -n $(( budget * 10 / 1024 )) -c 32 -P 16 -q 2>&1 | tr '\r' '\n' | grep -v '^$' | tail -1
+rss >> "$samples"
+kill $sampler
+peak=$(sort -n "$samples" | tail -1)
+rm -f "$samples"
+
+echo "store=$store budget=$(mib "$budget") MiB base_rss=$(mib "$base") MiB peak_rss=$(mib "$peak") MiB growth=$(mib $(( peak - base ))) MiB bound(budget+10%)=$(mib $(( budget * 11 / 10 ))) MiB"
+redis-cli -p "$port" info memory | grep -E '^(used_memory|maxmemory|gc_committed_bytes):' | tr -d '\r'
+redis-cli -p "$port" info stats | grep -E '^evicted_keys:' | tr -d '\r'

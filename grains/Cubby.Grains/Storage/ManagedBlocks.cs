@@ -1,0 +1,40 @@
+namespace Cubby.Grains.Storage;
+
+/// <summary>
+/// Value arrays in <see cref="BlockSizes"/> classes, recycling freed arrays up to a byte limit
+/// (<see cref="BlockRecycler{TBlock}"/>), so a full managed store's churn reuses its arrays instead of leaving holes in
+/// the GC's oldest generation for the next background collection to find. The stores of a silo share one.
+/// </summary>
+internal sealed class ManagedBlocks(long maxRetainedBytes)
+{
+    private readonly BlockRecycler<byte[]> _recycler = new(maxRetainedBytes);
+
+    /// <summary>The bytes of freed arrays kept for reuse.</summary>
+    public long RetainedBytes => _recycler.RetainedBytes;
+
+    /// <summary>The length of the array <see cref="Rent"/> gives for <paramref name="length"/> bytes.</summary>
+    public static int ArrayLength(int length) => length == 0 ? 0 : (int)BlockSizes.RoundUp(length);
+
+    /// <summary>An array of <see cref="ArrayLength"/>(<paramref name="length"/>) bytes; its contents are undefined.</summary>
+    public byte[] Rent(int length)
+    {
+        if (length == 0)
+        {
+            return [];
+        }
+
+        var sizeClass = BlockSizes.ClassOf(length);
+        return sizeClass >= 0 && _recycler.TryTake(sizeClass, out var array)
+            ? array
+            : GC.AllocateUninitializedArray<byte>(ArrayLength(length));
+    }
+
+    /// <summary>Takes back an array <see cref="Rent"/> gave; the GC collects it if the limit is reached.</summary>
+    public void Return(byte[] array)
+    {
+        if (array.Length > 0 && BlockSizes.ClassOf(array.Length) is var sizeClass and >= 0)
+        {
+            _recycler.TryKeep(sizeClass, array);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+using Cubby.Grains.Storage;
+
+namespace Cubby.Tests.Grains;
+
+public sealed class BlockSizesTests
+{
+    [Fact]
+    public void Every_size_up_to_the_largest_class_gets_the_smallest_class_that_holds_it_within_a_sixteenth()
+    {
+        var previous = 0;
+        for (var bytes = 1; bytes <= BlockSizes.MaxClassed; bytes += bytes < 8192 ? 1 : 97)
+        {
+            var sizeClass = BlockSizes.ClassOf(bytes);
+            var capacity = BlockSizes.CapacityOf(sizeClass);
+            Assert.InRange(sizeClass, 0, BlockSizes.ClassCount - 1);
+            Assert.InRange(capacity, bytes, Math.Max(bytes + 15, bytes + (bytes / 16)));
+            Assert.True(sizeClass == 0 || BlockSizes.CapacityOf(sizeClass - 1) < bytes, $"{bytes} bytes could use class {sizeClass - 1}");
+            Assert.True(capacity >= previous);
+            Assert.Equal(sizeClass, BlockSizes.ClassOf(capacity));
+            previous = capacity;
+        }
+
+        Assert.Equal(BlockSizes.MaxClassed, BlockSizes.CapacityOf(BlockSizes.ClassCount - 1));
+    }
+
+    [Fact]
+    public void Larger_blocks_have_no_class_and_their_exact_size()
+    {
+        Assert.Equal(-1, BlockSizes.ClassOf(BlockSizes.MaxClassed + 1L));
+        Assert.Equal(BlockSizes.MaxClassed + 1L, BlockSizes.RoundUp(BlockSizes.MaxClassed + 1L));
+        Assert.Equal(5L << 30, BlockSizes.RoundUp(5L << 30));
+    }
+
+    [Fact]
+    public void A_recycler_hands_back_kept_blocks_of_the_same_class_and_keeps_no_more_than_its_limit()
+    {
+        var limit = 3 * BlockSizes.CapacityOf(BlockSizes.ClassOf(1000));
+        var recycler = new BlockRecycler<byte[]>(limit);
+        var sizeClass = BlockSizes.ClassOf(1000);
+        var blocks = Enumerable.Range(0, 4).Select(_ => new byte[BlockSizes.CapacityOf(sizeClass)]).ToArray();
+
+        Assert.True(recycler.TryKeep(sizeClass, blocks[0]));
+        Assert.True(recycler.TryKeep(sizeClass, blocks[1]));
+        Assert.True(recycler.TryKeep(sizeClass, blocks[2]));
+        Assert.False(recycler.TryKeep(sizeClass, blocks[3]));
+        Assert.Equal(limit, recycler.RetainedBytes);
+
+        Assert.False(recycler.TryTake(sizeClass + 1, out _));
+        Assert.True(recycler.TryTake(sizeClass, out var taken));
+        Assert.Contains(taken, blocks[..3]);
+        Assert.Equal(limit - blocks[0].Length, recycler.RetainedBytes);
+
+        var drained = new List<byte[]>();
+        recycler.Drain(drained.Add);
+        Assert.Equal(2, drained.Count);
+        Assert.Equal(0, recycler.RetainedBytes);
+    }
+
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public void Stores_sharing_blocks_reuse_what_one_of_them_freed(StoreKind kind)
+    {
+        var value = new byte[1000];
+        if (kind == StoreKind.Native)
+        {
+            var blocks = new NativeBlocks(1 << 20);
+            using var first = new NativeEntryStore(blocks);
+            using var second = new NativeEntryStore(blocks);
+            first.Add("a"u8, value, default);
+            first.RemoveAt(0);
+            Assert.True(blocks.RetainedBytes > 0);
+            second.Add("b"u8, value, default);
+            Assert.Equal(0, blocks.RetainedBytes);
+        }
+        else
+        {
+            var blocks = new ManagedBlocks(1 << 20);
+            using var first = new ManagedEntryStore(blocks);
+            using var second = new ManagedEntryStore(blocks);
+            first.Add("a"u8, value, default);
+            first.RemoveAt(0);
+            Assert.True(blocks.RetainedBytes > 0);
+            second.Add("b"u8, value, default);
+            Assert.Equal(0, blocks.RetainedBytes);
+        }
+    }
+}

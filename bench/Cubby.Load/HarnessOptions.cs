@@ -17,6 +17,8 @@ internal sealed record HarnessOptions
           --servers LIST       a subset of cubby,redis,garnet (default all three)
           --silo PATH          Cubby.Silo.dll to run (default: the one built beside the harness)
           --garnet PATH        garnet-server to run (default: .tools/garnet, installed there if missing)
+
+        Soak instead: dotnet run --project bench/Cubby.Load -c Release -- soak --help
         """;
 
     public bool Quick { get; init; }

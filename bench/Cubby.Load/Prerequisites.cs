@@ -12,6 +12,18 @@ internal static partial class Prerequisites
 
     private static readonly TimeSpan InstallTimeout = TimeSpan.FromMinutes(10);
 
+    /// <summary>Only what a soak needs: the silo, and gnuplot for its plot (null when missing).</summary>
+    public static ToolSet ForSilo(string? siloPath)
+    {
+        var silo = siloPath ?? Path.Combine(AppContext.BaseDirectory, "Cubby.Silo.dll");
+        if (!File.Exists(silo))
+        {
+            throw new HarnessException($"The silo is not built at {silo}: build the harness (dotnet build bench/Cubby.Load -c Release), which builds the silo beside it, or pass --silo.");
+        }
+
+        return new ToolSet(ExternalProcess.DotnetHost(), silo, string.Empty, string.Empty, string.Empty, ExternalProcess.Which("gnuplot"), string.Empty, string.Empty);
+    }
+
     public static async Task<ToolSet> EnsureAsync(HarnessOptions options, string root, TextWriter log)
     {
         var silo = options.SiloPath ?? Path.Combine(AppContext.BaseDirectory, "Cubby.Silo.dll");

@@ -1,16 +1,33 @@
 using System.Globalization;
 using Cubby.Load.Reports;
+using Cubby.Load.Soak;
 
 namespace Cubby.Load;
 
 /// <summary>
 /// <c>dotnet run --project bench/Cubby.Load -c Release -- [--quick] [--rounds N] [--out DIR]</c>: Cubby, Redis and
-/// Garnet on loopback, the same workloads against each, results as JSON, Markdown and SVG.
+/// Garnet on loopback, the same workloads against each, results as JSON, Markdown and SVG. <c>-- soak [options]</c>
+/// runs one silo under mixed load for minutes instead (<see cref="SoakOptions"/>).
 /// </summary>
 internal static class Program
 {
     public static async Task<int> Main(string[] args)
     {
+        if (args is ["soak", .. var soakArguments])
+        {
+            Console.CancelKeyPress += (_, _) => ServerProcess.KillAll();
+            AppDomain.CurrentDomain.ProcessExit += (_, _) => ServerProcess.KillAll();
+            try
+            {
+                return await SoakCommand.RunAsync(soakArguments, Console.Out).ConfigureAwait(false);
+            }
+            catch (HarnessException exception)
+            {
+                await Console.Error.WriteLineAsync($"error: {exception.Message}").ConfigureAwait(false);
+                return 1;
+            }
+        }
+
         if (args.Contains("--help") || args.Contains("-h"))
         {
             Console.WriteLine(HarnessOptions.Usage);

@@ -43,11 +43,11 @@ internal sealed class ServerProcess : IDisposable
     public double CpuSeconds => LinuxProcess.CpuSeconds(_process.Id);
 
     /// <summary>Starts the server and waits until it answers PING; a port taken in between is retried on another.</summary>
-    public static async Task<ServerProcess> StartAsync(ServerKind kind, ToolSet tools)
+    public static async Task<ServerProcess> StartAsync(ServerKind kind, ToolSet tools, IReadOnlyList<string>? extraArguments = null)
     {
         for (var attempt = 1; ; attempt++)
         {
-            var server = Start(kind, tools, FreePort());
+            var server = Start(kind, tools, FreePort(), extraArguments ?? []);
             try
             {
                 await server.WaitUntilReadyAsync().ConfigureAwait(false);
@@ -110,7 +110,7 @@ internal sealed class ServerProcess : IDisposable
         _process.Dispose();
     }
 
-    private static ServerProcess Start(ServerKind kind, ToolSet tools, int port)
+    private static ServerProcess Start(ServerKind kind, ToolSet tools, int port, IReadOnlyList<string> extraArguments)
     {
         var text = port.ToString(System.Globalization.CultureInfo.InvariantCulture);
         var gatewayPort = kind == ServerKind.Cubby ? FreePort() : 0;
@@ -134,7 +134,7 @@ internal sealed class ServerProcess : IDisposable
             UseShellExecute = false,
             WorkingDirectory = Path.GetDirectoryName(kind == ServerKind.Cubby ? tools.Silo : file)!,
         };
-        foreach (var argument in arguments)
+        foreach (var argument in arguments.Concat(extraArguments))
         {
             start.ArgumentList.Add(argument);
         }

@@ -1,4 +1,3 @@
-using System.Globalization;
 using StackExchange.Redis;
 
 namespace Cubby.Load.Measurement;
@@ -52,20 +51,9 @@ internal sealed class ServerProbe(ServerProcess server, ConnectionMultiplexer co
             return null;
         }
 
-        var reply = await control.GetDatabase().ExecuteAsync("INFO", "gc").ConfigureAwait(false);
-        var fields = new Dictionary<string, string>(StringComparer.Ordinal);
-        foreach (var line in ((string?)reply ?? string.Empty).Split("\r\n"))
-        {
-            var colon = line.IndexOf(':', StringComparison.Ordinal);
-            if (colon > 0 && !line.StartsWith('#'))
-            {
-                fields[line[..colon]] = line[(colon + 1)..];
-            }
-        }
-
+        var fields = await InfoFields.ReadAsync(control.GetDatabase(), "gc").ConfigureAwait(false);
         return fields.ContainsKey("gc_gen0_collections") ? fields : null;
     }
 
-    private static double Number(Dictionary<string, string> fields, string name) =>
-        fields.TryGetValue(name, out var text) && double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out var value) ? value : 0;
+    private static double Number(Dictionary<string, string> fields, string name) => InfoFields.Number(fields, name);
 }

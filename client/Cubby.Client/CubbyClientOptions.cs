@@ -43,9 +43,17 @@ public sealed class CubbyClientOptions
 
     /// <summary>
     /// How long a call may take, tries again after a silo left or could not be reached included, before it fails with a
-    /// <see cref="TimeoutException"/> or a <see cref="CubbyConnectionException"/>.
+    /// <see cref="TimeoutException"/> or a <see cref="CubbyConnectionException"/>. Each try waits at most half of it, so
+    /// a request lost with a stopping silo is sent again within the budget.
     /// </summary>
     public TimeSpan OperationTimeout { get; set; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>
+    /// How long one try of a call waits for its answer: Orleans' response timeout for the client, and the time to live
+    /// of its request: a silo drops a request unrun once that has passed, so the try before a new one has, all but its
+    /// time in transit, either run or been dropped.
+    /// </summary>
+    internal TimeSpan AttemptTimeout => OperationTimeout / 2;
 
     /// <summary>The cluster's slot count: the silos' <c>Cubby:SlotCount</c>. Silos refuse keys sent to the wrong shard.</summary>
     public int SlotCount { get; set; } = Sharding.ShardMap.DefaultSlotCount;

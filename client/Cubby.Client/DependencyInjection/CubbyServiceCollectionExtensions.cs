@@ -125,7 +125,7 @@ public static class CubbyServiceCollectionExtensions
             client.Services.AddOptions<ClusterOptions>().Configure<IOptions<CubbyClientOptions>>((cluster, cubby) =>
                 (cluster.ClusterId, cluster.ServiceId) = (cubby.Value.ClusterId, cubby.Value.ServiceId));
             client.Services.AddOptions<ClientMessagingOptions>().Configure<IOptions<CubbyClientOptions>>((messaging, cubby) =>
-                messaging.ResponseTimeout = cubby.Value.OperationTimeout);
+                messaging.ResponseTimeout = cubby.Value.AttemptTimeout);
             client.Services.AddOptions<AdoNetClusteringClientOptions>().Configure<IOptions<CubbyClientOptions>>((ado, cubby) =>
                 (ado.Invariant, ado.ConnectionString) = (NpgsqlInvariant, cubby.Value.Clustering.ConnectionString ?? string.Empty));
         });

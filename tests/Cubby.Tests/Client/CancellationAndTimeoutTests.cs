@@ -189,6 +189,32 @@ public sealed class CancellationAndTimeoutTests
         }, TestDeadlines.Phase, "the hasty client to read the key again");
     }
 
+    [Fact]
+    public async Task A_try_unanswered_for_half_the_budget_is_sent_again_and_the_call_succeeds_with_its_answer()
+    {
+        // Orleans may lose a request with a silo that is stopping; the client cannot tell a lost try from a slow one,
+        // so after half its budget it sends the call again, and the first try, if it never ran, is dropped unrun.
+        var budget = TimeSpan.FromSeconds(10);
+        await using var harness = await ClientHarness.StartAsync(configure: o => o.OperationTimeout = TestDeadlines.Call);
+        await using var app = ClientHarness.GatewayApp(harness.Silo, configure: o => o.OperationTimeout = budget);
+        var client = app.GetRequiredService<ICubbyClient>();
+        await client.PutAsync(HeldKey, "kept"u8.ToArray());
+
+        Task<byte[]?> get;
+        ShardCallCounter.HeldKey held;
+        using (held = harness.Silo.ShardCalls.Hold(HeldKey))
+        {
+            get = client.GetAsync(HeldKey).AsTask();
+
+            // Held past the first try's timeout: no answer meanwhile, and the client has sent the call again.
+            var heldFor = (budget / 2) + TimeSpan.FromSeconds(1);
+            Assert.NotSame(get, await Task.WhenAny(get, Task.Delay(heldFor)));
+        }
+
+        Assert.Equal("kept"u8.ToArray(), await get.WaitAsync(TestDeadlines.Phase));
+        Assert.Equal(2, held.Arrived);
+    }
+
     // A key whose shard none of the other keys here share, so holding it holds nothing else.
     private const string HeldKey = "held";
 

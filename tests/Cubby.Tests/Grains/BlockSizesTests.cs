@@ -61,28 +61,27 @@ public sealed class BlockSizesTests
     [InlineData(StoreKind.Managed)]
     public void Stores_sharing_blocks_reuse_what_one_of_them_freed(StoreKind kind)
     {
+        var (createStore, retainedBytes) = SharedBlocks(kind);
         var value = new byte[1000];
+        using var first = createStore();
+        using var second = createStore();
+        first.Add("a"u8, value, default);
+        first.RemoveAt(0);
+        Assert.True(retainedBytes() > 0);
+        second.Add("b"u8, value, default);
+        Assert.Equal(0, retainedBytes());
+    }
+
+    /// <summary>Makes stores of <paramref name="kind"/> that share one recycler, and reads what it retains.</summary>
+    private static (Func<IEntryStore> CreateStore, Func<long> RetainedBytes) SharedBlocks(StoreKind kind)
+    {
         if (kind == StoreKind.Native)
         {
-            var blocks = new NativeBlocks(1 << 20);
-            using var first = new NativeEntryStore(blocks);
-            using var second = new NativeEntryStore(blocks);
-            first.Add("a"u8, value, default);
-            first.RemoveAt(0);
-            Assert.True(blocks.RetainedBytes > 0);
-            second.Add("b"u8, value, default);
-            Assert.Equal(0, blocks.RetainedBytes);
+            var native = new NativeBlocks(1 << 20);
+            return (() => new NativeEntryStore(native), () => native.RetainedBytes);
         }
-        else
-        {
-            var blocks = new ManagedBlocks(1 << 20);
-            using var first = new ManagedEntryStore(blocks);
-            using var second = new ManagedEntryStore(blocks);
-            first.Add("a"u8, value, default);
-            first.RemoveAt(0);
-            Assert.True(blocks.RetainedBytes > 0);
-            second.Add("b"u8, value, default);
-            Assert.Equal(0, blocks.RetainedBytes);
-        }
+
+        var managed = new ManagedBlocks(1 << 20);
+        return (() => new ManagedEntryStore(managed), () => managed.RetainedBytes);
     }
 }

@@ -10,7 +10,7 @@ namespace Cubby.Tests.Infrastructure;
 /// </summary>
 public sealed class ShardCallCounter : IIncomingGrainCallFilter
 {
-    private readonly ConcurrentDictionary<string, TaskCompletionSource> _held = new();
+    private readonly ConcurrentDictionary<string, HeldKey> _held = new();
     private long _calls;
 
     public long Calls => Interlocked.Read(ref _calls);
@@ -21,9 +21,9 @@ public sealed class ShardCallCounter : IIncomingGrainCallFilter
         {
             Interlocked.Increment(ref _calls);
             if (!_held.IsEmpty && context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is byte[] key
-                && _held.TryGetValue(Encoding.UTF8.GetString(key), out var release))
+                && _held.TryGetValue(Encoding.UTF8.GetString(key), out var held))
             {
-                await release.Task;
+                await held.ArriveAsync();
             }
         }
 
@@ -39,19 +39,23 @@ public sealed class ShardCallCounter : IIncomingGrainCallFilter
     }
 
     /// <summary>Holds every call whose key is <paramref name="key"/> until the returned object is disposed.</summary>
-    public IDisposable Hold(string key)
-    {
-        var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        _held[key] = release;
-        return new Release(() =>
-        {
-            _held.TryRemove(key, out _);
-            release.TrySetResult();
-        });
-    }
+    public HeldKey Hold(string key) => _held[key] = new HeldKey();
 
-    private sealed class Release(Action release) : IDisposable
+    /// <summary>Calls about one key, held until disposed and let through after; counts every one that reached its shard.</summary>
+    public sealed class HeldKey : IDisposable
     {
-        public void Dispose() => release();
+        private readonly TaskCompletionSource _release = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private int _arrived;
+
+        /// <summary>Calls about the key that reached their shard's turn since the hold began, during it or after.</summary>
+        public int Arrived => Volatile.Read(ref _arrived);
+
+        internal Task ArriveAsync()
+        {
+            Interlocked.Increment(ref _arrived);
+            return _release.Task;
+        }
+
+        public void Dispose() => _release.TrySetResult();
     }
 }

@@ -43,6 +43,11 @@ public static class CubbySiloBuilderExtensions
         silo.AddGrainService<SiloReportService>();
         silo.Services.TryAddSingleton<SiloReports>();
         silo.Services.AddHostedService<ExpiryService>();
+        if (options.Store == EntryStoreKind.Native && options.NativeHeapTrimInterval > TimeSpan.Zero)
+        {
+            silo.Services.AddHostedService<NativeHeapTrimService>();
+        }
+
         silo.Configure<SiloMessagingOptions>(messaging =>
         {
             messaging.MaxMessageBodySize = MaxMessageBodyBytes;

@@ -48,6 +48,12 @@ public sealed class SiloOptions
     /// <summary>Where entries live: <see cref="EntryStoreKind.Native"/> (outside the GC heap) or <see cref="EntryStoreKind.Managed"/>.</summary>
     public EntryStoreKind Store { get; set; } = EntryStoreKind.Native;
 
+    /// <summary>
+    /// How often a silo with the native store gives the C heap's free pages back to the system (<c>malloc_trim</c>), so
+    /// RSS follows the budget under churn of many value sizes; 0 turns it off.
+    /// </summary>
+    public TimeSpan NativeHeapTrimInterval { get; set; } = TimeSpan.FromSeconds(10);
+
     /// <summary>Entries sampled per eviction when the budget is full (approximate LRU).</summary>
     public int EvictionSamples { get; set; } = 5;
 

@@ -30,6 +30,7 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         Require(options.MaxRequestBytes <= Array.MaxLength, $"Cubby:MaxRequestBytes must be at most {Array.MaxLength} (was {options.MaxRequestBytes}).");
         Require(options.MaxMemoryBytes >= 0, $"Cubby:MaxMemoryBytes must be 0 (half the available memory) or positive (was {options.MaxMemoryBytes}).");
         Require(Enum.IsDefined(options.Store), $"Cubby:Store must be Native or Managed (was {options.Store}).");
+        Require(options.NativeHeapTrimInterval >= TimeSpan.Zero, $"Cubby:NativeHeapTrimInterval must be 0 (off) or positive (was {options.NativeHeapTrimInterval}).");
         Require(options.EvictionSamples is >= 1 and <= 64, $"Cubby:EvictionSamples must be between 1 and 64 (was {options.EvictionSamples}).");
         Require(options.ActiveExpiryInterval > TimeSpan.Zero, $"Cubby:ActiveExpiryInterval must be positive (was {options.ActiveExpiryInterval}).");
         Require(options.ActiveExpiryBudget > TimeSpan.Zero && options.ActiveExpiryBudget <= options.ActiveExpiryInterval, $"Cubby:ActiveExpiryBudget must be positive and at most Cubby:ActiveExpiryInterval (was {options.ActiveExpiryBudget}).");

@@ -16,6 +16,7 @@ public sealed class SiloOptionsValidatorTests
         { "Cubby:Clustering:GatewayPort", options => options.Clustering.GatewayPort = options.HttpPort },
         { "Cubby:Clustering:ProbeTimeout", options => options.Clustering.ProbeTimeout = TimeSpan.Zero },
         { "Cubby:Clustering:CallTimeout", options => options.Clustering.CallTimeout = TimeSpan.FromSeconds(-1) },
+        { "Cubby:NativeHeapTrimInterval", options => options.NativeHeapTrimInterval = TimeSpan.FromSeconds(-1) },
     };
 
     [Fact]

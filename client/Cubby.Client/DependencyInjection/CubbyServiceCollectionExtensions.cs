@@ -12,6 +12,7 @@ using Orleans;
 using Orleans.Configuration;
 using Orleans.Hosting;
 using Orleans.Messaging;
+using Orleans.Runtime;
 using Orleans.Runtime.Membership;
 
 #pragma warning disable IDE0130 // Extension methods live in the DI namespace, where callers already look for them.
@@ -116,6 +117,9 @@ public static class CubbyServiceCollectionExtensions
         var hostedBefore = services.Where(descriptor => descriptor.ServiceType == typeof(IHostedService)).ToHashSet();
         services.AddOrleansClient(client =>
         {
+            // Calls time out and gateways are kept on real time whatever TimeProvider the app registers: an app that
+            // fakes its clock in tests would otherwise leave a lost request waiting for a timeout that never comes.
+            client.Services.AddKeyedSingleton(TimeProviderNames.Messaging, TimeProvider.System);
             client.Services.AddSingleton<ConnectFailures>();
             client.Services.AddSingleton<IClientConnectionRetryFilter, ConnectRetryFilter>();
             client.Services.AddSingleton<IGatewayListProvider>(provider =>

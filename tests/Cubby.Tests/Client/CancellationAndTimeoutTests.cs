@@ -5,6 +5,7 @@ using Cubby.Client;
 using Cubby.Tests.Infrastructure;
 using Microsoft.Extensions.Caching.Distributed;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Time.Testing;
 
 namespace Cubby.Tests.Client;
 
@@ -213,6 +214,20 @@ public sealed class CancellationAndTimeoutTests
 
         Assert.Equal("kept"u8.ToArray(), await get.WaitAsync(TestDeadlines.Phase));
         Assert.Equal(2, held.Arrived);
+    }
+
+    [Fact]
+    public async Task A_call_times_out_on_real_time_when_the_app_registers_a_fake_clock()
+    {
+        // The app's TimeProvider is Cubby's entry clock; Orleans' request timeouts must not wait for it to move.
+        var time = new FakeTimeProvider();
+        await using var harness = await ClientHarness.StartAsync(time: time, configure: o => o.OperationTimeout = TimeSpan.FromSeconds(2));
+        await harness.Client.PutAsync(HeldKey, "kept"u8.ToArray());
+        using (harness.Silo.ShardCalls.Hold(HeldKey))
+        {
+            var error = await Assert.ThrowsAsync<TimeoutException>(() => harness.Client.GetAsync(HeldKey).AsTask().WaitAsync(TestDeadlines.Phase));
+            Assert.Contains("Cubby:Client:OperationTimeout", error.Message, StringComparison.Ordinal);
+        }
     }
 
     // A key whose shard none of the other keys here share, so holding it holds nothing else.

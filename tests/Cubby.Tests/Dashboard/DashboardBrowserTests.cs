@@ -105,14 +105,22 @@ public sealed class DashboardBrowserTests(ITestOutputHelper output)
         }
     }
 
-    private static async Task<IPage> OpenAsync(IBrowserContext context, List<string> errors)
+    /// <summary>
+    /// A page whose console errors and failed responses land in <paramref name="errors"/>, except one bug of the Orleans
+    /// dashboard's own: its Silos page re-renders every second with the counters it has, so when its first
+    /// DashboardCounters answer takes longer than that (three silos under load on two cores), the silo chart draws an
+    /// absent history (a TypeError in renderChart reading 'map'). That error is written to the output, not counted,
+    /// and only while the page loaded last has had no counters yet; any other error, or that one later, fails the test.
+    /// </summary>
+    private async Task<IPage> OpenAsync(IBrowserContext context, List<string> errors)
     {
         var page = await context.NewPageAsync();
-        page.Console += (_, message) =>
+        var countersArrived = false;
+        page.Request += (_, request) =>
         {
-            if (message.Type == "error")
+            if (request.IsNavigationRequest && request.Frame == page.MainFrame)
             {
-                errors.Add(message.Text);
+                countersArrived = false;
             }
         };
         page.Response += (_, response) =>
@@ -121,9 +129,32 @@ public sealed class DashboardBrowserTests(ITestOutputHelper output)
             {
                 errors.Add($"{response.Status} {response.Url}");
             }
+            else if (response.Url.Contains("/DashboardCounters", StringComparison.Ordinal))
+            {
+                countersArrived = true;
+            }
+        };
+        page.Console += (_, message) =>
+        {
+            if (message.Type != "error")
+            {
+                return;
+            }
+
+            if (!countersArrived && IsChartDrawnBeforeCounters(message.Text))
+            {
+                output.WriteLine($"Ignored, the Orleans dashboard drew a chart before its first counters arrived: {message.Text}");
+                return;
+            }
+
+            errors.Add(message.Text);
         };
         return page;
     }
+
+    private static bool IsChartDrawnBeforeCounters(string error) =>
+        error.StartsWith("TypeError: Cannot read properties of undefined (reading 'map')", StringComparison.Ordinal) &&
+        error.Contains(".renderChart ", StringComparison.Ordinal);
 
     /// <summary>The status the Orleans dashboard's silo table shows for <paramref name="silo"/>, or "" while it is not listed.</summary>
     private static async Task<string> OrleansStatusOfAsync(IPage page, SiloProcess silo) =>

@@ -11,6 +11,9 @@ internal sealed record GrainSettings
 
     public long MaxMemoryBytes { get; init; } = 1L << 30;
 
+    /// <summary>The most bytes of freed entry blocks the stores keep for reuse, held back from the entries' budget.</summary>
+    public long KeptForReuseBytes { get; init; }
+
     /// <summary>Entries sampled per eviction, as Redis's maxmemory-samples.</summary>
     public int EvictionSamples { get; init; } = 5;
 

@@ -28,7 +28,7 @@ internal sealed class ShardCatalog : IDisposable
         _time = time;
         _createStore = createStore ?? (static () => new ManagedEntryStore());
         ShardMap = new ShardMap(settings.SlotCount);
-        Budget = new MemoryBudget(settings.MaxMemoryBytes);
+        Budget = new MemoryBudget(settings.MaxMemoryBytes, settings.KeptForReuseBytes);
         _grains = new Shard?[settings.SlotCount];
         Sizer = _createStore();
         Evictor = new Evictor(this);

@@ -17,7 +17,7 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
     public bool MakeRoom(long bytes)
     {
         var budget = catalog.Budget;
-        if (bytes > budget.Limit)
+        if (bytes > budget.Ceiling)
         {
             return false;
         }

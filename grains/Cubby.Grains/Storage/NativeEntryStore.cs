@@ -13,8 +13,12 @@ namespace Cubby.Grains.Storage;
 /// </summary>
 internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
 {
-    /// <summary>Per-entry bytes beyond the block: the allocator's own header, a dense slot and ~1.5 buckets.</summary>
-    private const int IndexOverhead = 16 + 8 + 6;
+    /// <summary>
+    /// Per-entry bytes beyond the block's size class: glibc's chunk header and alignment (16), a dense slot in a table
+    /// that doubles (8 bytes, up to 16 just after a doubling) and buckets kept between 3/8 and 3/4 full (4 bytes, up to
+    /// 11). Measured: 1,149 bytes of malloc per entry for a 16-byte key and a 1 KiB value, whose block class is 1,104.
+    /// </summary>
+    private const int IndexOverhead = 16 + 16 + 12;
     private const int MinBuckets = 16;
 
     private readonly long _seed = Random.Shared.NextInt64();

@@ -33,6 +33,50 @@ internal static partial class NativeHeap
         }
     }
 
+    /// <summary>
+    /// What the C heap holds, over every arena: the bytes handed out and not yet freed (<paramref name="allocated"/>),
+    /// and the freed bytes it keeps (<paramref name="retained"/>); false when this C library cannot tell.
+    /// </summary>
+    public static bool TryReadUsage(out long allocated, out long retained)
+    {
+        allocated = retained = 0;
+        if (s_unavailable)
+        {
+            return false;
+        }
+
+        try
+        {
+            var info = MallInfo2();
+            allocated = (long)(info.Uordblks + info.Hblkhd);
+            retained = (long)info.Fordblks;
+            return true;
+        }
+        catch (Exception exception) when (exception is EntryPointNotFoundException or DllNotFoundException)
+        {
+            return false;
+        }
+    }
+
+    [LibraryImport("libc", EntryPoint = "mallinfo2")]
+    private static partial MallocInfo MallInfo2();
+
     [LibraryImport("libc", EntryPoint = "malloc_trim")]
     private static partial int MallocTrim(nuint pad);
+
+    /// <summary>glibc's <c>struct mallinfo2</c>: every field a <c>size_t</c>.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    private readonly struct MallocInfo
+    {
+        public readonly nuint Arena;
+        public readonly nuint Ordblks;
+        public readonly nuint Smblks;
+        public readonly nuint Hblks;
+        public readonly nuint Hblkhd;
+        public readonly nuint Usmblks;
+        public readonly nuint Fsmblks;
+        public readonly nuint Uordblks;
+        public readonly nuint Fordblks;
+        public readonly nuint Keepcost;
+    }
 }

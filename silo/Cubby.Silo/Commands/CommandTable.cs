@@ -53,6 +53,7 @@ internal sealed class CommandTable
         new("command", -1, ServerCommands.Command, Admin),
         new("config", -2, ServerCommands.Config, Admin),
         new("info", -1, ServerCommands.Info, Admin),
+        new("memory", -2, MemoryCommand.Memory, Admin),
         new("time", 1, ServerCommands.Time, Clock),
         new("cluster", -2, ServerCommands.Cluster, Admin),
         new("function", -2, ServerCommands.Function, Admin),

@@ -43,12 +43,7 @@ internal static class ObjectCommand
         var writer = session.Writer;
         if (Arguments.Is(subcommand, "help"))
         {
-            writer.WriteArrayHeader(Help.Length);
-            foreach (var line in Help)
-            {
-                writer.WriteSimpleString(line);
-            }
-
+            HelpReply.Write(writer, Help);
             return;
         }
 

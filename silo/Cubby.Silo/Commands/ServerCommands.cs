@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;
+using Cubby.Grains.Storage;
 using Cubby.Resp;
 using Cubby.Silo.Clustering;
 using Cubby.Silo.Diagnostics;
@@ -200,10 +201,18 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"used_memory:{silo.Catalog.Budget.Used}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"used_memory_rss:{process.WorkingSet64}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"maxmemory:{silo.Catalog.Budget.Limit}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"maxmemory_kept_for_reuse:{silo.Catalog.Budget.Limit - silo.Catalog.Budget.Ceiling}\r\n")
                 .Append("maxmemory_policy:allkeys-lru\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_heap_bytes:{GC.GetTotalMemory(false)}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_committed_bytes:{gc.TotalCommittedBytes}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"gc_fragmented_bytes:{gc.FragmentedBytes}\r\n\r\n");
+                .Append(CultureInfo.InvariantCulture, $"gc_fragmented_bytes:{gc.FragmentedBytes}\r\n");
+            if (NativeHeap.TryReadUsage(out var allocated, out var retained))
+            {
+                text.Append(CultureInfo.InvariantCulture, $"allocator_allocated:{allocated}\r\n")
+                    .Append(CultureInfo.InvariantCulture, $"allocator_retained:{retained}\r\n");
+            }
+
+            text.Append("\r\n");
         }
 
         if (Wants("stats"))

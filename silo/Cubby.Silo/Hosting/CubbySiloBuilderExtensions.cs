@@ -67,6 +67,7 @@ public static class CubbySiloBuilderExtensions
         MaxKeyBytes = options.MaxKeyBytes,
         MaxValueBytes = options.MaxValueBytes,
         MaxMemoryBytes = options.EffectiveMaxMemoryBytes,
+        KeptForReuseBytes = KeptForReuseBytesOf(options),
         EvictionSamples = options.EvictionSamples,
         ActiveExpiryInterval = options.ActiveExpiryInterval,
         ActiveExpiryBudget = options.ActiveExpiryBudget,
@@ -74,12 +75,16 @@ public static class CubbySiloBuilderExtensions
     };
 
     /// <summary>
-    /// The shards' entry store, from <see cref="SiloOptions.Store"/>. The stores share their freed blocks, keeping up to
-    /// 1/64 of the budget for reuse: enough for the evict-then-write churn of a full cache, small beside the budget.
+    /// The bytes of freed blocks the stores keep for reuse: 1/64 of the budget (at least 256 KiB, at most 64 MiB, and
+    /// never over 1/8 of it), enough for the evict-then-write churn of a full cache. They come out of the budget.
     /// </summary>
+    internal static long KeptForReuseBytesOf(SiloOptions options) =>
+        Math.Min(Math.Clamp(options.EffectiveMaxMemoryBytes / 64, 256L * 1024, 64L * 1024 * 1024), options.EffectiveMaxMemoryBytes / 8);
+
+    /// <summary>The shards' entry store, from <see cref="SiloOptions.Store"/>. The stores of a silo share their freed blocks.</summary>
     internal static Func<IEntryStore> StoreOf(SiloOptions options)
     {
-        var retained = Math.Clamp(options.EffectiveMaxMemoryBytes / 64, 256L * 1024, 64L * 1024 * 1024);
+        var retained = KeptForReuseBytesOf(options);
         if (options.Store == EntryStoreKind.Managed)
         {
             var arrays = new ManagedBlocks(retained);

@@ -28,6 +28,26 @@ public sealed class MemoryBudgetTests
     }
 
     [Fact]
+    public void Blocks_kept_for_reuse_come_out_of_what_entries_may_charge()
+    {
+        var budget = new MemoryBudget(100, keptForReuse: 20);
+
+        Assert.Equal(100, budget.Limit);
+        Assert.Equal(80, budget.Ceiling);
+        Assert.True(budget.TryCharge(80));
+        Assert.False(budget.TryCharge(1));
+        Assert.Equal(0, budget.Available);
+    }
+
+    [Theory]
+    [InlineData(-1)]
+    [InlineData(51)]
+    public void What_is_kept_for_reuse_is_at_most_half_the_budget(long keptForReuse)
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => new MemoryBudget(100, keptForReuse));
+    }
+
+    [Fact]
     public void Release_and_a_negative_charge_give_bytes_back()
     {
         var budget = new MemoryBudget(100);

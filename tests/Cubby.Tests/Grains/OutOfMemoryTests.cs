@@ -5,7 +5,10 @@ namespace Cubby.Tests.Grains;
 
 public sealed class OutOfMemoryTests
 {
-    private static readonly long EntrySize = SizeOf(2, 10);
+    // A two-byte key and this value fill a 32-byte block (the key's length takes four bytes of it in the managed store).
+    private const string Value = "abcdefghijklmnopqrstuvwxyz";
+
+    private static readonly long EntrySize = SizeOf(2, Value.Length);
 
     private static long SizeOf(int keyLength, int valueLength)
     {
@@ -13,13 +16,13 @@ public sealed class OutOfMemoryTests
         return sizer.SizeOf(keyLength, valueLength);
     }
 
-    // Room for exactly ten entries of a two-byte key and a ten-byte value.
-    private static SingleGrain FullGrain()
+    // Room for exactly ten entries of a two-byte key and <paramref name="value"/>.
+    private static SingleGrain FullGrain(string value = Value)
     {
-        var host = new SingleGrain(maxMemoryBytes: 10 * EntrySize, maxValueBytes: 1000);
+        var host = new SingleGrain(maxMemoryBytes: 10 * SizeOf(2, value.Length), maxValueBytes: 1000);
         for (var i = 0; i < 10; i++)
         {
-            Assert.Equal(SetStatus.Created, host.Set($"k{i}", "0123456789"));
+            Assert.Equal(SetStatus.Created, host.Set($"k{i}", value));
         }
 
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
@@ -31,7 +34,7 @@ public sealed class OutOfMemoryTests
     {
         using var host = FullGrain();
 
-        Assert.Equal(SetStatus.OutOfMemory, host.Set("kx", "0123456789"));
+        Assert.Equal(SetStatus.OutOfMemory, host.Set("kx", Value));
         Assert.Equal(SetStatus.OutOfMemory, host.Set("y", ""));
 
         Assert.Equal(10, host.Grain.Count);
@@ -45,10 +48,10 @@ public sealed class OutOfMemoryTests
     {
         using var host = FullGrain();
 
-        // Ten bytes sit in a 16-byte block: growing within it costs nothing, past it does.
-        Assert.Equal(SetStatus.OutOfMemory, host.Set("k3", "0123456789ABCDEFG"));
+        // The value fills its block: growing by a byte takes the next block size.
+        Assert.Equal(SetStatus.OutOfMemory, host.Set("k3", Value + "!"));
 
-        Assert.Equal("0123456789", host.Get("k3"));
+        Assert.Equal(Value, host.Get("k3"));
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
     }
 
@@ -57,16 +60,18 @@ public sealed class OutOfMemoryTests
     {
         using var host = FullGrain();
 
-        Assert.Equal(SetStatus.Updated, host.Set("k3", "abcdefghij"));
+        // Same length, and shorter within the same block size, cost nothing; shorter into a smaller block frees the
+        // difference, which lets another value grow into a larger block.
+        Assert.Equal(SetStatus.Updated, host.Set("k3", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"));
         Assert.Equal(SetStatus.Updated, host.Set("k2", "0123456789ABCDEF"));
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
         Assert.Equal(SetStatus.Updated, host.Set("k4", ""));
         Assert.Equal(host.Budget.Limit - (EntrySize - SizeOf(2, 0)), host.Budget.Used);
-        Assert.Equal(SetStatus.Updated, host.Set("k5", "0123456789ABCDEFG"));
+        Assert.Equal(SetStatus.Updated, host.Set("k5", Value + "0123456789"));
 
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
         Assert.Equal(host.Grain.UsedBytes, host.Budget.Used);
-        Assert.Equal("0123456789ABCDEFG", host.Get("k5"));
+        Assert.Equal(Value + "0123456789", host.Get("k5"));
     }
 
     [Fact]
@@ -77,30 +82,28 @@ public sealed class OutOfMemoryTests
         Assert.True(host.Grain.Remove(SingleGrain.Bytes("k0")));
         Assert.Equal(host.Budget.Limit - EntrySize, host.Budget.Used);
 
-        Assert.Equal(SetStatus.Created, host.Set("kx", "0123456789"));
+        Assert.Equal(SetStatus.Created, host.Set("kx", Value));
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
     }
 
     [Fact]
     public void Read_modify_writes_report_OutOfMemory_when_they_would_grow_past_the_budget()
     {
-        using var host = FullGrain();
-        // Sixteen-byte values fill their blocks, so any growth needs more budget.
-        Assert.Equal(SetStatus.Updated, host.Set("k1", "1234567890123456"));
-        Assert.Equal(SetStatus.Updated, host.Set("k2", "0123456789abcdef"));
+        // Ten-byte numbers fill 16-byte blocks, so any growth needs more budget.
+        using var host = FullGrain("1234567890");
 
         Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementBy(SingleGrain.Bytes("k1"), 9_000_000_000_000_000, out _));
         Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementBy(SingleGrain.Bytes("new"), 1, out _));
         Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementByFloat(SingleGrain.Bytes("k1"), 0.5, new byte[Cubby.Text.RedisNumber.MaxDoubleLength], out _));
         Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.Append(SingleGrain.Bytes("k2"), SingleGrain.Bytes("!"), out _));
-        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.SetRange(SingleGrain.Bytes("k2"), 16, SingleGrain.Bytes("!"), out _));
+        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.SetRange(SingleGrain.Bytes("k2"), 10, SingleGrain.Bytes("!"), out _));
 
-        Assert.Equal("1234567890123456", host.Get("k1"));
-        Assert.Equal("0123456789abcdef", host.Get("k2"));
+        Assert.Equal("1234567890", host.Get("k1"));
+        Assert.Equal("1234567890", host.Get("k2"));
         Assert.Null(host.Get("new"));
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
         Assert.Equal(UpdateStatus.Ok, host.Grain.IncrementBy(SingleGrain.Bytes("k1"), 1, out var result));
-        Assert.Equal(1234567890123457, result);
+        Assert.Equal(1234567891, result);
     }
 
     [Fact]

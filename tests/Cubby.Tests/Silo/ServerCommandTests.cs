@@ -17,7 +17,7 @@ public sealed class ServerCommandTests(SharedSiloFixture fixture) : IClassFixtur
         ("pexpireat", -3), ("persist", 2), ("ttl", 2), ("pttl", 2), ("expiretime", 2), ("pexpiretime", 2), ("scan", -2),
         ("keys", 2),
         ("ping", -1), ("echo", 2), ("hello", -1), ("auth", -2), ("select", 2), ("quit", -1), ("client", -2),
-        ("command", -1), ("config", -2), ("info", -1), ("dbsize", 1), ("flushall", -1), ("flushdb", -1),
+        ("command", -1), ("config", -2), ("info", -1), ("memory", -2), ("dbsize", 1), ("flushall", -1), ("flushdb", -1),
         ("cubby.get", 2), ("cubby.set", -3), ("cubby.refresh", 2), ("cubby.owner", 2),
     ];
 
@@ -85,6 +85,7 @@ public sealed class ServerCommandTests(SharedSiloFixture fixture) : IClassFixtur
     [InlineData("CONFIG GET", "config|get")]
     [InlineData("CONFIG SET maxmemory", "config|set")]
     [InlineData("COMMAND COUNT extra", "command|count")]
+    [InlineData("MEMORY PURGE now", "memory|purge")]
     public async Task A_subcommand_with_the_wrong_number_of_arguments_names_the_subcommand(string request, string name)
     {
         await using var c = await _silo.ConnectAsync();
@@ -231,6 +232,24 @@ public sealed class ServerCommandTests(SharedSiloFixture fixture) : IClassFixtur
         Assert.Equal("standalone", fields["redis_mode"]);
         Assert.True(long.Parse(fields["connected_clients"], CultureInfo.InvariantCulture) >= 1);
         Assert.Equal((256L * 1024 * 1024).ToString(CultureInfo.InvariantCulture), fields["maxmemory"]);
+    }
+
+    [Fact]
+    public async Task Memory_purge_gives_free_memory_back_and_the_memory_section_reports_the_allocator()
+    {
+        await using var c = await _silo.ConnectAsync();
+        await c.CallAsync("SET", "memory:purge", "kept");
+
+        RespAssert.SimpleString("OK", await c.CallAsync("MEMORY", "PURGE"));
+        RespAssert.Bulk("kept", await c.CallAsync("GET", "memory:purge"));
+        Assert.StartsWith("MEMORY <subcommand>", (await c.CallAsync("MEMORY", "HELP")).Items[0].AsString(), StringComparison.Ordinal);
+        RespAssert.Error("ERR unknown subcommand 'DOCTOR'. Try MEMORY HELP.", await c.CallAsync("MEMORY", "DOCTOR"));
+
+        var fields = SiloClients.InfoFields((await c.CallAsync("INFO", "memory")).AsString()!);
+        Assert.True(long.Parse(fields["allocator_allocated"], CultureInfo.InvariantCulture) > 0);
+        Assert.True(long.Parse(fields["allocator_retained"], CultureInfo.InvariantCulture) >= 0);
+        var kept = long.Parse(fields["maxmemory_kept_for_reuse"], CultureInfo.InvariantCulture);
+        Assert.InRange(kept, 1, long.Parse(fields["maxmemory"], CultureInfo.InvariantCulture) / 8);
     }
 
     [Fact]

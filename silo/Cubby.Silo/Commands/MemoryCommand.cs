@@ -1,0 +1,44 @@
+using System.Runtime;
+using Cubby.Grains.Storage;
+using Cubby.Resp;
+using Cubby.Silo.Protocol;
+
+namespace Cubby.Silo.Commands;
+
+/// <summary>MEMORY PURGE | HELP: give the memory the silo holds free back to the system, as Redis's MEMORY PURGE does for its allocator.</summary>
+internal static class MemoryCommand
+{
+    private static readonly string[] Help =
+    [
+        "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "PURGE",
+        "    Return the free memory of the C heap and of a compacted GC heap to the system.",
+        "HELP",
+        "    Print this help.",
+    ];
+
+    public static void Memory(ClientSession session, RespRequest request)
+    {
+        var subcommand = request[1];
+        var writer = session.Writer;
+        if (Arguments.Is(subcommand, "HELP"))
+        {
+            HelpReply.Write(writer, Help);
+        }
+        else if (Arguments.Is(subcommand, "PURGE"))
+        {
+            if (Arguments.CheckArity(session, request, 2, "memory|purge"))
+            {
+                // Blocks the silo for one full compacting collection, as Redis's purge blocks it for the allocator's.
+                GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
+                GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
+                NativeHeap.TryTrim();
+                writer.WriteOk();
+            }
+        }
+        else
+        {
+            writer.WriteError(ErrorText.UnknownSubcommand(subcommand, "MEMORY"));
+        }
+    }
+}

@@ -13,16 +13,11 @@ internal sealed class ManagedBlocks(long maxRetainedBytes)
     public long RetainedBytes => _recycler.RetainedBytes;
 
     /// <summary>The length of the array <see cref="Rent"/> gives for <paramref name="length"/> bytes.</summary>
-    public static int ArrayLength(int length) => length == 0 ? 0 : (int)BlockSizes.RoundUp(length);
+    public static int ArrayLength(int length) => (int)BlockSizes.RoundUp(length);
 
     /// <summary>An array of <see cref="ArrayLength"/>(<paramref name="length"/>) bytes; its contents are undefined.</summary>
     public byte[] Rent(int length)
     {
-        if (length == 0)
-        {
-            return [];
-        }
-
         var sizeClass = BlockSizes.ClassOf(length);
         return sizeClass >= 0 && _recycler.TryTake(sizeClass, out var array)
             ? array
@@ -32,7 +27,7 @@ internal sealed class ManagedBlocks(long maxRetainedBytes)
     /// <summary>Takes back an array <see cref="Rent"/> gave; the GC collects it if the limit is reached.</summary>
     public void Return(byte[] array)
     {
-        if (array.Length > 0 && BlockSizes.ClassOf(array.Length) is var sizeClass and >= 0)
+        if (BlockSizes.ClassOf(array.Length) is var sizeClass and >= 0)
         {
             _recycler.TryKeep(sizeClass, array);
         }

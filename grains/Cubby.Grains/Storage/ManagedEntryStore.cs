@@ -59,7 +59,7 @@ internal sealed class ManagedEntryStore : IEntryStore
 
     public int Add(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, in EntryMetadata metadata)
     {
-        var block = _blocks.Rent(BlockBytes(key.Length, value.Length));
+        var block = _blocks.Rent(checked((int)BlockBytes(key.Length, value.Length)));
         BinaryPrimitives.WriteInt32LittleEndian(block, key.Length);
         key.CopyTo(block.AsSpan(EntryBlockComparer.KeyOffset));
         value.CopyTo(block.AsSpan(EntryBlockComparer.KeyOffset + key.Length));
@@ -86,7 +86,7 @@ internal sealed class ManagedEntryStore : IEntryStore
 
         // A value of another size class moves the entry to a block of its class, so every block is exactly what it is
         // charged for; the dictionary is keyed by the block, so it follows.
-        var bytes = BlockBytes(entry.KeyLength, value.Length);
+        var bytes = checked((int)BlockBytes(entry.KeyLength, value.Length));
         if (ManagedBlocks.ArrayLength(bytes) != entry.Block.Length)
         {
             var moved = _blocks.Rent(bytes);
@@ -131,11 +131,11 @@ internal sealed class ManagedEntryStore : IEntryStore
         UsedBytes = 0;
     }
 
-    public long SizeOf(int keyLength, int valueLength) => BlockSizes.RoundUp(EntryBlockComparer.KeyOffset + (long)keyLength + valueLength) + EntryOverhead;
+    public long SizeOf(int keyLength, int valueLength) => BlockSizes.RoundUp(BlockBytes(keyLength, valueLength)) + EntryOverhead;
 
     public void Dispose() => Clear();
 
-    private static int BlockBytes(int keyLength, int valueLength) => checked(EntryBlockComparer.KeyOffset + keyLength + valueLength);
+    private static long BlockBytes(int keyLength, int valueLength) => EntryBlockComparer.KeyOffset + (long)keyLength + valueLength;
 
     private ref Entry EntryAt(int index)
     {

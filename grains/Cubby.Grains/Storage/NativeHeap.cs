@@ -11,6 +11,7 @@ namespace Cubby.Grains.Storage;
 internal static partial class NativeHeap
 {
     private static volatile bool s_unavailable = !OperatingSystem.IsLinux();
+    private static volatile bool s_usageUnavailable = !OperatingSystem.IsLinux();
 
     /// <summary>Releases free heap pages; false when this C library cannot (then it never tries again).</summary>
     public static bool TryTrim()
@@ -40,7 +41,7 @@ internal static partial class NativeHeap
     public static bool TryReadUsage(out long allocated, out long retained)
     {
         allocated = retained = 0;
-        if (s_unavailable)
+        if (s_usageUnavailable)
         {
             return false;
         }
@@ -54,6 +55,8 @@ internal static partial class NativeHeap
         }
         catch (Exception exception) when (exception is EntryPointNotFoundException or DllNotFoundException)
         {
+            // glibc before 2.33 has no mallinfo2; never ask again.
+            s_usageUnavailable = true;
             return false;
         }
     }

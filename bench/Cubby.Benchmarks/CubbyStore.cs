@@ -7,11 +7,11 @@ namespace Cubby.Benchmarks;
 /// Cubby's store as the silo drives it: the key's slot (<c>ShardMap.SlotOf</c>), that slot's <see cref="Shard"/>,
 /// and one turn on its entry store, for one store kind.
 /// </summary>
-internal sealed class CubbyStore(Func<IEntryStore> createStore) : IDisposable
+internal sealed class CubbyStore(EntryStores stores) : IDisposable
 {
     private static readonly SetRequest Always = new(WriteCondition.Always, ExpirySpec.Never);
 
-    private readonly ShardCatalog _catalog = new(new GrainSettings { MaxMemoryBytes = 4L << 30 }, TimeProvider.System, createStore);
+    private readonly ShardCatalog _catalog = new(new GrainSettings { MaxMemoryBytes = 4L << 30 }, TimeProvider.System, stores);
 
     public int Get(byte[] key)
     {

@@ -16,9 +16,9 @@ internal sealed class StoreChurn : IDisposable
 
     public MemoryCache MemoryCache { get; } = new(new MemoryCacheOptions());
 
-    public CubbyStore Managed { get; } = new(static () => new ManagedEntryStore());
+    public CubbyStore Managed { get; } = new(new EntryStores(static () => new ManagedEntryStore()));
 
-    public CubbyStore Native { get; } = new(static () => new NativeEntryStore());
+    public CubbyStore Native { get; } = new(new EntryStores(static () => new NativeEntryStore()));
 
     public void Empty()
     {

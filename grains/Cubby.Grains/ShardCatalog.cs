@@ -14,7 +14,7 @@ internal sealed class ShardCatalog : IDisposable
     private readonly Shard?[] _grains;
     private readonly GrainSettings _settings;
     private readonly TimeProvider _time;
-    private readonly Func<IEntryStore> _createStore;
+    private readonly EntryStores _stores;
 
     // What grains that left the catalog had expired and evicted, so the totals never go backwards after a shard migrates.
     private long _retiredExpired;
@@ -22,15 +22,15 @@ internal sealed class ShardCatalog : IDisposable
     private long _migratedOut;
     private long _migratedIn;
 
-    public ShardCatalog(GrainSettings settings, TimeProvider time, Func<IEntryStore>? createStore = null)
+    public ShardCatalog(GrainSettings settings, TimeProvider time, EntryStores? stores = null)
     {
         _settings = settings;
         _time = time;
-        _createStore = createStore ?? (static () => new ManagedEntryStore());
+        _stores = stores ?? new EntryStores(static () => new ManagedEntryStore());
         ShardMap = new ShardMap(settings.SlotCount);
         Budget = new MemoryBudget(settings.MaxMemoryBytes, settings.KeptForReuseBytes);
         _grains = new Shard?[settings.SlotCount];
-        Sizer = _createStore();
+        Sizer = _stores.Create();
         Evictor = new Evictor(this);
     }
 
@@ -51,6 +51,9 @@ internal sealed class ShardCatalog : IDisposable
     /// <summary>An empty store used only to size entries before they are written.</summary>
     private IEntryStore Sizer { get; }
 
+    /// <summary>Frees the blocks the stores keep for reuse (MEMORY PURGE).</summary>
+    public void ReleaseKeptBlocks() => _stores.ReleaseKeptBlocks();
+
     public Shard this[int slot] => Volatile.Read(ref _grains[slot]) ?? Activate(slot);
 
     public Shard GrainFor(ReadOnlySpan<byte> key) => this[ShardMap.SlotOf(key)];
@@ -67,7 +70,7 @@ internal sealed class ShardCatalog : IDisposable
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _grains.Length);
-        return new Shard(slot, _createStore(), Budget, Evictor, _time, _settings.MaxValueBytes);
+        return new Shard(slot, _stores.Create(), Budget, Evictor, _time, _settings.MaxValueBytes);
     }
 
     /// <summary>
@@ -197,7 +200,7 @@ internal sealed class ShardCatalog : IDisposable
 
     private Shard Activate(int slot)
     {
-        var grain = new Shard(slot, _createStore(), Budget, Evictor, _time, _settings.MaxValueBytes);
+        var grain = new Shard(slot, _stores.Create(), Budget, Evictor, _time, _settings.MaxValueBytes);
         var winner = Interlocked.CompareExchange(ref _grains[slot], grain, null);
         if (winner is null)
         {

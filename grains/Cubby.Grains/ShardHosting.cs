@@ -20,10 +20,10 @@ internal static class ShardHosting
     /// The host adds a reminder service (the full sweep) and <c>AddDistributedGrainDirectory()</c>, which keeps
     /// migrated shards reachable when a silo stops.
     /// </summary>
-    public static ISiloBuilder AddShardGrains(this ISiloBuilder silo, GrainSettings settings, Func<IEntryStore>? createStore = null)
+    public static ISiloBuilder AddShardGrains(this ISiloBuilder silo, GrainSettings settings, EntryStores? stores = null)
     {
         silo.Services.TryAddSingleton(TimeProvider.System);
-        silo.Services.AddSingleton(services => new ShardCatalog(settings, services.GetKeyedService<TimeProvider>(EntryClockKey) ?? services.GetRequiredService<TimeProvider>(), createStore));
+        silo.Services.AddSingleton(services => new ShardCatalog(settings, services.GetKeyedService<TimeProvider>(EntryClockKey) ?? services.GetRequiredService<TimeProvider>(), stores));
         silo.Services.AddSingleton<ShardHomes>();
         silo.AddGrainService<ShardHomeService>();
         silo.Services.AddSingleton<ShardHomeServices>();

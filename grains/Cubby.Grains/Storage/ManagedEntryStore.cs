@@ -1,35 +1,29 @@
-using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace Cubby.Grains.Storage;
 
 /// <summary>
-/// An entry store on managed arrays: each entry is one array holding its key and value
-/// (<see cref="EntryBlockComparer"/>), which is also its key in a dictionary from key to dense index, and the
-/// entries' lengths and metadata sit in one array of structs. The arrays come in <see cref="BlockSizes"/> classes from
-/// <see cref="ManagedBlocks"/>, which the stores of a silo share: an overwrite of the same class writes in place, and an
-/// evicted entry's array serves the next write. So a full cache's churn, every write evicting, allocates nothing that
-/// outlives the write, and leaves no garbage in the GC's oldest generation: with a key array apart from the value's,
-/// each eviction left one there, and the heap held 20–30 MiB of such garbage and free space over a 64 MiB budget.
+/// An entry store on managed arrays, laid out as <see cref="NativeEntryStore"/> is: each entry is one array holding its
+/// <see cref="EntryHeader"/>, key and value, found through the same open-addressing table (<see cref="EntryBuckets"/>)
+/// of dense indexes. Its index costs 28 bytes an entry (a dense reference and buckets), where a dictionary beside an
+/// array of entry structs cost 160 and left as much garbage behind each time a shard's tables doubled. The arrays come
+/// in <see cref="BlockSizes"/> classes from <see cref="ManagedBlocks"/>, which the stores of a silo share: an
+/// overwrite of the same class writes in place, and an evicted entry's array serves the next write, so a full cache's
+/// churn allocates nothing that outlives the write.
 /// </summary>
-internal sealed class ManagedEntryStore : IEntryStore
+internal sealed class ManagedEntryStore(ManagedBlocks blocks) : IEntryStore
 {
     /// <summary>
-    /// Managed bytes per entry beyond its block: the array's header (24), a slot in an entry array that doubles (64
-    /// bytes, up to 128 just after a doubling), and the dictionary's entry and bucket with its spare capacity.
+    /// Managed bytes per entry beyond its block's size class: the array's header (24), a dense slot in a table that
+    /// doubles (8 bytes, up to 16 just after a doubling) and buckets kept between 3/8 and 3/4 full (4 bytes, up to 11).
     /// </summary>
-    private const int EntryOverhead = 24 + 96 + 40;
+    private const int IndexOverhead = 24 + 16 + 12;
 
-    private readonly Dictionary<byte[], int> _index = new(EntryBlockComparer.Instance);
-    private readonly Dictionary<byte[], int>.AlternateLookup<ReadOnlySpan<byte>> _lookup;
-    private readonly ManagedBlocks _blocks;
-    private Entry[] _entries = [];
+    private readonly long _seed = Random.Shared.NextInt64();
+    private byte[][] _entries = [];
+    private int[] _buckets = new int[EntryBuckets.MinLength];
     private int _count;
-
-    public ManagedEntryStore(ManagedBlocks blocks)
-    {
-        _blocks = blocks;
-        _lookup = _index.GetAlternateLookup<ReadOnlySpan<byte>>();
-    }
 
     /// <summary>A store of its own that recycles nothing: for tests and sizing.</summary>
     public ManagedEntryStore()
@@ -41,32 +35,29 @@ internal sealed class ManagedEntryStore : IEntryStore
 
     public long UsedBytes { get; private set; }
 
-    public int IndexOf(ReadOnlySpan<byte> key) => _lookup.TryGetValue(key, out var index) ? index : -1;
+    public int IndexOf(ReadOnlySpan<byte> key) => EntryBuckets.Find(_buckets, EntryBuckets.Hash(key, _seed), key, Entries);
 
-    public ReadOnlySpan<byte> KeyAt(int index)
-    {
-        ref var entry = ref EntryAt(index);
-        return entry.Block.AsSpan(EntryBlockComparer.KeyOffset, entry.KeyLength);
-    }
+    public ReadOnlySpan<byte> KeyAt(int index) => KeyOf(BlockAt(index));
 
     public ReadOnlySpan<byte> ValueAt(int index)
     {
-        ref var entry = ref EntryAt(index);
-        return entry.Block.AsSpan(EntryBlockComparer.KeyOffset + entry.KeyLength, entry.ValueLength);
+        var block = BlockAt(index);
+        ref var header = ref HeaderOf(block);
+        return block.AsSpan(Unsafe.SizeOf<EntryHeader>() + header.KeyLength, header.ValueLength);
     }
 
-    public ref EntryMetadata MetadataAt(int index) => ref EntryAt(index).Metadata;
+    public ref EntryMetadata MetadataAt(int index) => ref HeaderOf(BlockAt(index)).Metadata;
 
     public int Add(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, in EntryMetadata metadata)
     {
-        var block = _blocks.Rent(checked((int)BlockBytes(key.Length, value.Length)));
-        BinaryPrimitives.WriteInt32LittleEndian(block, key.Length);
-        key.CopyTo(block.AsSpan(EntryBlockComparer.KeyOffset));
-        value.CopyTo(block.AsSpan(EntryBlockComparer.KeyOffset + key.Length));
-        if (!_index.TryAdd(block, _count))
+        if (IndexOf(key) >= 0)
         {
-            _blocks.Return(block);
             throw new InvalidOperationException("The key is already in the store.");
+        }
+
+        if (EntryBuckets.MustGrow(_count, _buckets.Length))
+        {
+            Rehash(_buckets.Length * 2);
         }
 
         if (_count == _entries.Length)
@@ -74,93 +65,103 @@ internal sealed class ManagedEntryStore : IEntryStore
             Array.Resize(ref _entries, Math.Max(4, _entries.Length * 2));
         }
 
-        _entries[_count] = new Entry { Block = block, KeyLength = key.Length, ValueLength = value.Length, Metadata = metadata };
+        var block = blocks.Rent(checked((int)EntryHeader.BlockBytes(key.Length, value.Length)));
+        ref var header = ref HeaderOf(block);
+        header.Metadata = metadata;
+        header.Hash = EntryBuckets.Hash(key, _seed);
+        header.KeyLength = key.Length;
+        header.ValueLength = value.Length;
+        key.CopyTo(block.AsSpan(Unsafe.SizeOf<EntryHeader>()));
+        value.CopyTo(block.AsSpan(Unsafe.SizeOf<EntryHeader>() + key.Length));
+
+        var index = _count++;
+        _entries[index] = block;
+        EntryBuckets.Insert(_buckets, header.Hash, index);
         UsedBytes += SizeOf(key.Length, value.Length);
-        return _count++;
+        return index;
     }
 
     public void ReplaceValue(int index, ReadOnlySpan<byte> value)
     {
-        ref var entry = ref EntryAt(index);
-        UsedBytes += SizeOf(entry.KeyLength, value.Length) - SizeOf(entry.KeyLength, entry.ValueLength);
+        var block = BlockAt(index);
+        ref var header = ref HeaderOf(block);
+        UsedBytes += SizeOf(header.KeyLength, value.Length) - SizeOf(header.KeyLength, header.ValueLength);
 
-        // A value of another size class moves the entry to a block of its class, so every block is exactly what it is
-        // charged for; the dictionary is keyed by the block, so it follows.
-        var bytes = checked((int)BlockBytes(entry.KeyLength, value.Length));
-        if (ManagedBlocks.ArrayLength(bytes) != entry.Block.Length)
+        // A value of another size class moves the entry to an array of its class, so every array is exactly what it
+        // is charged for.
+        var bytes = checked((int)EntryHeader.BlockBytes(header.KeyLength, value.Length));
+        if (ManagedBlocks.ArrayLength(bytes) != block.Length)
         {
-            var moved = _blocks.Rent(bytes);
-            entry.Block.AsSpan(0, EntryBlockComparer.KeyOffset + entry.KeyLength).CopyTo(moved);
-            _index.Remove(entry.Block);
-            _index.Add(moved, index);
-            _blocks.Return(entry.Block);
-            entry.Block = moved;
+            var moved = blocks.Rent(bytes);
+            block.AsSpan(0, Unsafe.SizeOf<EntryHeader>() + header.KeyLength).CopyTo(moved);
+            blocks.Return(block);
+            _entries[index] = block = moved;
+            header = ref HeaderOf(block);
         }
 
-        value.CopyTo(entry.Block.AsSpan(EntryBlockComparer.KeyOffset + entry.KeyLength));
-        entry.ValueLength = value.Length;
+        value.CopyTo(block.AsSpan(Unsafe.SizeOf<EntryHeader>() + header.KeyLength));
+        header.ValueLength = value.Length;
     }
 
     public void RemoveAt(int index)
     {
-        ref var entry = ref EntryAt(index);
-        _index.Remove(entry.Block);
-        UsedBytes -= SizeOf(entry.KeyLength, entry.ValueLength);
-        _blocks.Return(entry.Block);
+        var block = BlockAt(index);
+        ref var header = ref HeaderOf(block);
+        UsedBytes -= SizeOf(header.KeyLength, header.ValueLength);
+        EntryBuckets.Remove(_buckets, header.Hash, index, Entries);
+        blocks.Return(block);
+
         var last = --_count;
         if (index != last)
         {
-            entry = _entries[last];
-            _index[entry.Block] = index;
+            var moved = _entries[last];
+            EntryBuckets.Move(_buckets, HeaderOf(moved).Hash, last, index);
+            _entries[index] = moved;
         }
 
-        _entries[last] = default;
-        ShrinkIfSparse();
+        _entries[last] = null!;
+        if (_entries.Length > 64 && _count < _entries.Length / 4)
+        {
+            Array.Resize(ref _entries, _entries.Length / 2);
+            Rehash(EntryBuckets.LengthFor(_count));
+        }
     }
 
     public void Clear()
     {
         for (var i = 0; i < _count; i++)
         {
-            _blocks.Return(_entries[i].Block);
+            blocks.Return(_entries[i]);
         }
 
-        _index.Clear();
         _entries = [];
+        _buckets = new int[EntryBuckets.MinLength];
         _count = 0;
         UsedBytes = 0;
     }
 
-    public long SizeOf(int keyLength, int valueLength) => BlockSizes.RoundUp(BlockBytes(keyLength, valueLength)) + EntryOverhead;
+    public long SizeOf(int keyLength, int valueLength) => BlockSizes.RoundUp(EntryHeader.BlockBytes(keyLength, valueLength)) + IndexOverhead;
 
     public void Dispose() => Clear();
 
-    private static long BlockBytes(int keyLength, int valueLength) => EntryBlockComparer.KeyOffset + (long)keyLength + valueLength;
+    private static ref EntryHeader HeaderOf(byte[] block) => ref Unsafe.As<byte, EntryHeader>(ref MemoryMarshal.GetArrayDataReference(block));
 
-    private ref Entry EntryAt(int index)
+    private static ReadOnlySpan<byte> KeyOf(byte[] block) => block.AsSpan(Unsafe.SizeOf<EntryHeader>(), HeaderOf(block).KeyLength);
+
+    private ManagedEntries Entries => new(_entries);
+
+    private byte[] BlockAt(int index) => (uint)index < (uint)_count ? _entries[index] : throw new ArgumentOutOfRangeException(nameof(index));
+
+    private void Rehash(int length)
     {
-        if ((uint)index >= (uint)_count)
-        {
-            throw new ArgumentOutOfRangeException(nameof(index));
-        }
-
-        return ref _entries[index];
+        _buckets = new int[length];
+        EntryBuckets.Fill(_buckets, _count, Entries);
     }
 
-    private void ShrinkIfSparse()
+    private readonly struct ManagedEntries(byte[][] entries) : IHashedEntries
     {
-        if (_entries.Length > 64 && _count < _entries.Length / 4)
-        {
-            Array.Resize(ref _entries, _entries.Length / 2);
-            _index.TrimExcess();
-        }
-    }
+        public uint HashAt(int index) => HeaderOf(entries[index]).Hash;
 
-    private struct Entry
-    {
-        public byte[] Block;
-        public int KeyLength;
-        public int ValueLength;
-        public EntryMetadata Metadata;
+        public bool HasKey(int index, ReadOnlySpan<byte> key) => KeyOf(entries[index]).SequenceEqual(key);
     }
 }

@@ -10,7 +10,7 @@ internal sealed unsafe class NativeBlocks(long maxRetainedBytes)
 {
     private readonly BlockRecycler<nint> _recycler = new(maxRetainedBytes);
 
-    ~NativeBlocks() => _recycler.Drain(static block => NativeMemory.Free((void*)block));
+    ~NativeBlocks() => ReleaseKept();
 
     /// <summary>The bytes of freed blocks kept for reuse.</summary>
     public long RetainedBytes => _recycler.RetainedBytes;
@@ -23,6 +23,9 @@ internal sealed unsafe class NativeBlocks(long maxRetainedBytes)
             ? (void*)block
             : NativeMemory.Alloc((nuint)BlockSizes.RoundUp(bytes));
     }
+
+    /// <summary>Frees every block kept for reuse.</summary>
+    public void ReleaseKept() => _recycler.Drain(static block => NativeMemory.Free((void*)block));
 
     /// <summary>Takes back a block <see cref="Rent"/> gave for <paramref name="bytes"/>.</summary>
     public void Return(void* block, long bytes)

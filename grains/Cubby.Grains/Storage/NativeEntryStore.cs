@@ -1,5 +1,3 @@
-using System.IO.Hashing;
-using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
@@ -19,11 +17,10 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
     /// 11). Measured: 1,149 bytes of malloc per entry for a 16-byte key and a 1 KiB value, whose block class is 1,104.
     /// </summary>
     private const int IndexOverhead = 16 + 16 + 12;
-    private const int MinBuckets = 16;
 
     private readonly long _seed = Random.Shared.NextInt64();
     private NativeArray<nint> _entries = new(0);
-    private NativeArray<int> _buckets = new(MinBuckets);
+    private NativeArray<int> _buckets = new(EntryBuckets.MinLength);
     private int _count;
     private bool _disposed;
 
@@ -37,25 +34,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
 
     public long UsedBytes { get; private set; }
 
-    public int IndexOf(ReadOnlySpan<byte> key)
-    {
-        var hash = Hash(key);
-        var mask = _buckets.Length - 1;
-        for (var bucket = (int)hash & mask; ; bucket = (bucket + 1) & mask)
-        {
-            var slot = _buckets[bucket];
-            if (slot == 0)
-            {
-                return -1;
-            }
-
-            var header = Header(slot - 1);
-            if (header->Hash == hash && KeyOf(header).SequenceEqual(key))
-            {
-                return slot - 1;
-            }
-        }
-    }
+    public int IndexOf(ReadOnlySpan<byte> key) => EntryBuckets.Find(_buckets.AsSpan(), EntryBuckets.Hash(key, _seed), key, Entries);
 
     public ReadOnlySpan<byte> KeyAt(int index) => KeyOf(Header(Check(index)));
 
@@ -75,7 +54,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
             throw new InvalidOperationException("The key is already in the store.");
         }
 
-        if ((_count + 1) * 4 > _buckets.Length * 3)
+        if (EntryBuckets.MustGrow(_count, _buckets.Length))
         {
             Rehash(_buckets.Length * 2);
         }
@@ -87,7 +66,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
 
         var header = (EntryHeader*)blocks.Rent(BlockBytes(key.Length, value.Length));
         header->Metadata = metadata;
-        header->Hash = Hash(key);
+        header->Hash = EntryBuckets.Hash(key, _seed);
         header->KeyLength = key.Length;
         header->ValueLength = value.Length;
         key.CopyTo(new Span<byte>(header + 1, key.Length));
@@ -95,7 +74,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
 
         var index = _count++;
         _entries[index] = (nint)header;
-        _buckets[FreeBucket(header->Hash)] = index + 1;
+        EntryBuckets.Insert(_buckets.AsSpan(), header->Hash, index);
         UsedBytes += SizeOf(key.Length, value.Length);
         return index;
     }
@@ -126,14 +105,14 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
     {
         var header = Header(Check(index));
         UsedBytes -= SizeOf(header->KeyLength, header->ValueLength);
-        DeleteBucket(BucketOf(index, header->Hash));
+        EntryBuckets.Remove(_buckets.AsSpan(), header->Hash, index, Entries);
         blocks.Return(header, BlockBytes(header->KeyLength, header->ValueLength));
 
         var last = --_count;
         if (index != last)
         {
             var moved = Header(last);
-            _buckets[BucketOf(last, moved->Hash)] = index + 1;
+            EntryBuckets.Move(_buckets.AsSpan(), moved->Hash, last, index);
             _entries[index] = (nint)moved;
         }
 
@@ -141,7 +120,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
         if (_entries.Length > 64 && _count < _entries.Length / 4)
         {
             _entries.Resize(_entries.Length / 2);
-            Rehash(Math.Max(MinBuckets, (int)BitOperations.RoundUpToPowerOf2((uint)(_count * 2 + 1))));
+            Rehash(EntryBuckets.LengthFor(_count));
         }
     }
 
@@ -155,7 +134,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
 
         _entries.Resize(0);
         _buckets.Dispose();
-        _buckets = new NativeArray<int>(MinBuckets);
+        _buckets = new NativeArray<int>(EntryBuckets.MinLength);
         _count = 0;
         UsedBytes = 0;
     }
@@ -173,86 +152,29 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
         }
     }
 
-    private static long BlockBytes(int keyLength, int valueLength) => sizeof(EntryHeader) + (long)keyLength + valueLength;
+    private static long BlockBytes(int keyLength, int valueLength) => EntryHeader.BlockBytes(keyLength, valueLength);
 
     private static ReadOnlySpan<byte> KeyOf(EntryHeader* header) => new(header + 1, header->KeyLength);
 
-    private uint Hash(ReadOnlySpan<byte> key) => (uint)XxHash64.HashToUInt64(key, _seed);
+    private NativeEntries Entries => new(_entries.Items);
 
     private int Check(int index) => (uint)index < (uint)_count ? index : throw new ArgumentOutOfRangeException(nameof(index));
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private EntryHeader* Header(int index) => (EntryHeader*)_entries[index];
 
-    private int FreeBucket(uint hash)
-    {
-        var mask = _buckets.Length - 1;
-        var bucket = (int)hash & mask;
-        while (_buckets[bucket] != 0)
-        {
-            bucket = (bucket + 1) & mask;
-        }
-
-        return bucket;
-    }
-
-    private int BucketOf(int index, uint hash)
-    {
-        var mask = _buckets.Length - 1;
-        var bucket = (int)hash & mask;
-        while (_buckets[bucket] != index + 1)
-        {
-            bucket = (bucket + 1) & mask;
-        }
-
-        return bucket;
-    }
-
-    /// <summary>Empties a bucket and shifts later members of its probe run back, so lookups need no tombstones.</summary>
-    private void DeleteBucket(int hole)
-    {
-        var mask = _buckets.Length - 1;
-        var next = hole;
-        while (true)
-        {
-            next = (next + 1) & mask;
-            var slot = _buckets[next];
-            if (slot == 0)
-            {
-                break;
-            }
-
-            var home = (int)Header(slot - 1)->Hash & mask;
-
-            // The entry at 'next' may fill the hole only if its home bucket does not lie cyclically in (hole, next].
-            var homeInRange = hole <= next ? home > hole && home <= next : home > hole || home <= next;
-            if (!homeInRange)
-            {
-                _buckets[hole] = slot;
-                hole = next;
-            }
-        }
-
-        _buckets[hole] = 0;
-    }
-
-    private void Rehash(int bucketCount)
+    private void Rehash(int length)
     {
         _buckets.Dispose();
-        _buckets = new NativeArray<int>(bucketCount);
-        for (var index = 0; index < _count; index++)
-        {
-            _buckets[FreeBucket(Header(index)->Hash)] = index + 1;
-        }
+        _buckets = new NativeArray<int>(length);
+        EntryBuckets.Fill(_buckets.AsSpan(), _count, Entries);
     }
 
-    [StructLayout(LayoutKind.Sequential)]
-    private struct EntryHeader
+    private readonly struct NativeEntries(nint* items) : IHashedEntries
     {
-        public EntryMetadata Metadata;
-        public uint Hash;
-        public int KeyLength;
-        public int ValueLength;
+        public uint HashAt(int index) => ((EntryHeader*)items[index])->Hash;
+
+        public bool HasKey(int index, ReadOnlySpan<byte> key) => KeyOf((EntryHeader*)items[index]).SequenceEqual(key);
     }
 
     /// <summary>A zeroed, resizable array in native memory.</summary>
@@ -262,6 +184,10 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
         private T* _items = length == 0 ? null : (T*)NativeMemory.AllocZeroed((nuint)length, (nuint)sizeof(T));
 
         public int Length { get; private set; } = length;
+
+        public readonly T* Items => _items;
+
+        public readonly Span<T> AsSpan() => new(_items, Length);
 
         public readonly ref T this[int index] => ref _items[index];
 

@@ -12,7 +12,7 @@ internal static class MemoryCommand
     [
         "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "PURGE",
-        "    Return the free memory of the C heap and of a compacted GC heap to the system.",
+        "    Return the free memory of the C heap and of a compacted GC heap, and the blocks kept for reuse, to the system.",
         "HELP",
         "    Print this help.",
     ];
@@ -30,6 +30,9 @@ internal static class MemoryCommand
             if (Arguments.CheckArity(session, request, 2, "memory|purge"))
             {
                 // Blocks the silo for one full compacting collection, as Redis's purge blocks it for the allocator's.
+                // The blocks kept for reuse go first: they sit among freed ones and would keep whole regions of the
+                // pinned heap, and pages of the C heap, from going back.
+                session.Silo.Catalog.ReleaseKeptBlocks();
                 GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
                 GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
                 NativeHeap.TryTrim();

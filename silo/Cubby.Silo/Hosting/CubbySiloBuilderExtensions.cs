@@ -82,18 +82,9 @@ public static class CubbySiloBuilderExtensions
         Math.Min(Math.Clamp(options.EffectiveMaxMemoryBytes / 64, 256L * 1024, 64L * 1024 * 1024), options.EffectiveMaxMemoryBytes / 8);
 
     /// <summary>The shards' entry store, from <see cref="SiloOptions.Store"/>. The stores of a silo share their freed blocks.</summary>
-    internal static Func<IEntryStore> StoreOf(SiloOptions options)
-    {
-        var retained = KeptForReuseBytesOf(options);
-        if (options.Store == EntryStoreKind.Managed)
-        {
-            var arrays = new ManagedBlocks(retained);
-            return () => new ManagedEntryStore(arrays);
-        }
-
-        var blocks = new NativeBlocks(retained);
-        return () => new NativeEntryStore(blocks);
-    }
+    internal static EntryStores StoreOf(SiloOptions options) => options.Store == EntryStoreKind.Managed
+        ? EntryStores.Managed(KeptForReuseBytesOf(options))
+        : EntryStores.Native(KeptForReuseBytesOf(options));
 }
 
 /// <summary>Binds and validates <see cref="SiloOptions"/> once for both the host's services and the Orleans setup that needs them early.</summary>

@@ -61,7 +61,7 @@ public sealed class BlockSizesTests
     [InlineData(StoreKind.Managed)]
     public void Stores_sharing_blocks_reuse_what_one_of_them_freed(StoreKind kind)
     {
-        var (createStore, retainedBytes) = SharedBlocks(kind);
+        var (createStore, retainedBytes, _) = SharedBlocks(kind);
         var value = new byte[1000];
         using var first = createStore();
         using var second = createStore();
@@ -72,16 +72,39 @@ public sealed class BlockSizesTests
         Assert.Equal(0, retainedBytes());
     }
 
-    /// <summary>Makes stores of <paramref name="kind"/> that share one recycler, and reads what it retains.</summary>
-    private static (Func<IEntryStore> CreateStore, Func<long> RetainedBytes) SharedBlocks(StoreKind kind)
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public void Releasing_the_kept_blocks_keeps_none_and_the_stores_go_on_keeping_new_ones(StoreKind kind)
+    {
+        var (createStore, retainedBytes, releaseKept) = SharedBlocks(kind);
+        var value = Enumerable.Range(0, 1000).Select(i => (byte)i).ToArray();
+        using var store = createStore();
+        store.Add("a"u8, value, default);
+        store.Add("b"u8, value, default);
+        store.RemoveAt(store.IndexOf("a"u8));
+        Assert.True(retainedBytes() > 0);
+
+        releaseKept();
+
+        Assert.Equal(0, retainedBytes());
+        store.Add("c"u8, value, default);
+        Assert.Equal(value, store.ValueAt(store.IndexOf("c"u8)).ToArray());
+        Assert.Equal(value, store.ValueAt(store.IndexOf("b"u8)).ToArray());
+        store.RemoveAt(store.IndexOf("c"u8));
+        Assert.True(retainedBytes() > 0);
+    }
+
+    /// <summary>Makes stores of <paramref name="kind"/> that share one recycler, reads what it retains, and releases it.</summary>
+    private static (Func<IEntryStore> CreateStore, Func<long> RetainedBytes, Action ReleaseKept) SharedBlocks(StoreKind kind)
     {
         if (kind == StoreKind.Native)
         {
             var native = new NativeBlocks(1 << 20);
-            return (() => new NativeEntryStore(native), () => native.RetainedBytes);
+            return (() => new NativeEntryStore(native), () => native.RetainedBytes, native.ReleaseKept);
         }
 
         var managed = new ManagedBlocks(1 << 20);
-        return (() => new ManagedEntryStore(managed), () => managed.RetainedBytes);
+        return (() => new ManagedEntryStore(managed), () => managed.RetainedBytes, managed.ReleaseKept);
     }
 }

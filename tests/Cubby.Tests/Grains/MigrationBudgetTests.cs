@@ -53,7 +53,7 @@ public sealed class MigrationBudgetTests
         var installed = pair.Target[pair.MovingSlot].Install(chunk);
 
         Assert.Equal(1, installed);
-        using var sizer = StoreKinds.Factory(kind)();
+        using var sizer = StoreKinds.Factory(kind).Create();
         Assert.Equal(before + sizer.SizeOf(key.Length, 1000) - sizer.SizeOf(key.Length, 10), pair.Target.Budget.Used);
         var arrived = MigrationPair.Peek(pair.Target, key)!.Value;
         Assert.Equal(1000, arrived.Value.Length);

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Cubby.Grains;
 using Cubby.Grains.Storage;
 
@@ -5,10 +6,21 @@ namespace Cubby.Tests.Grains;
 
 public sealed class OutOfMemoryTests
 {
-    // A two-byte key and this value fill a 32-byte block (the key's length takes four bytes of it in the managed store).
-    private const string Value = "abcdefghijklmnopqrstuvwxyz";
+    // A block holds the entry's header, its key and its value. A two-byte key and a value of this many bytes fill a
+    // 96-byte block, so growing the value by one byte takes the next block size (112).
+    private static readonly int FillingLength = 96 - Unsafe.SizeOf<EntryHeader>() - 2;
+
+    private static readonly string Value = Text('a', FillingLength);
 
     private static readonly long EntrySize = SizeOf(2, Value.Length);
+
+    private static string Text(char first, int length) => string.Create(length, first, static (span, first) =>
+    {
+        for (var i = 0; i < span.Length; i++)
+        {
+            span[i] = (char)(first + (i % 26));
+        }
+    });
 
     private static long SizeOf(int keyLength, int valueLength)
     {
@@ -17,8 +29,9 @@ public sealed class OutOfMemoryTests
     }
 
     // Room for exactly ten entries of a two-byte key and <paramref name="value"/>.
-    private static SingleGrain FullGrain(string value = Value)
+    private static SingleGrain FullGrain(string? value = null)
     {
+        value ??= Value;
         var host = new SingleGrain(maxMemoryBytes: 10 * SizeOf(2, value.Length), maxValueBytes: 1000);
         for (var i = 0; i < 10; i++)
         {
@@ -61,17 +74,19 @@ public sealed class OutOfMemoryTests
         using var host = FullGrain();
 
         // Same length, and shorter within the same block size, cost nothing; shorter into a smaller block frees the
-        // difference, which lets another value grow into a larger block.
-        Assert.Equal(SetStatus.Updated, host.Set("k3", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"));
-        Assert.Equal(SetStatus.Updated, host.Set("k2", "0123456789ABCDEF"));
+        // difference, which lets another value grow into a larger block by as much.
+        Assert.Equal(SetStatus.Updated, host.Set("k3", Text('A', FillingLength)));
+        Assert.Equal(SetStatus.Updated, host.Set("k2", Text('0', FillingLength - 15)));
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
         Assert.Equal(SetStatus.Updated, host.Set("k4", ""));
-        Assert.Equal(host.Budget.Limit - (EntrySize - SizeOf(2, 0)), host.Budget.Used);
-        Assert.Equal(SetStatus.Updated, host.Set("k5", Value + "0123456789"));
+        var freed = EntrySize - SizeOf(2, 0);
+        Assert.Equal(host.Budget.Limit - freed, host.Budget.Used);
+        var grown = Text('A', FillingLength + (int)freed);
+        Assert.Equal(SetStatus.Updated, host.Set("k5", grown));
 
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
         Assert.Equal(host.Grain.UsedBytes, host.Budget.Used);
-        Assert.Equal(Value + "0123456789", host.Get("k5"));
+        Assert.Equal(grown, host.Get("k5"));
     }
 
     [Fact]
@@ -89,21 +104,22 @@ public sealed class OutOfMemoryTests
     [Fact]
     public void Read_modify_writes_report_OutOfMemory_when_they_would_grow_past_the_budget()
     {
-        // Ten-byte numbers fill 16-byte blocks, so any growth needs more budget.
-        using var host = FullGrain("1234567890");
+        // With a two-byte key, a six-digit number fills a 64-byte block, so any growth needs more budget.
+        Assert.Equal(64, Unsafe.SizeOf<EntryHeader>() + 2 + 6);
+        using var host = FullGrain("123456");
 
         Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementBy(SingleGrain.Bytes("k1"), 9_000_000_000_000_000, out _));
         Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementBy(SingleGrain.Bytes("new"), 1, out _));
         Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.IncrementByFloat(SingleGrain.Bytes("k1"), 0.5, new byte[Cubby.Text.RedisNumber.MaxDoubleLength], out _));
         Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.Append(SingleGrain.Bytes("k2"), SingleGrain.Bytes("!"), out _));
-        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.SetRange(SingleGrain.Bytes("k2"), 10, SingleGrain.Bytes("!"), out _));
+        Assert.Equal(UpdateStatus.OutOfMemory, host.Grain.SetRange(SingleGrain.Bytes("k2"), 6, SingleGrain.Bytes("!"), out _));
 
-        Assert.Equal("1234567890", host.Get("k1"));
-        Assert.Equal("1234567890", host.Get("k2"));
+        Assert.Equal("123456", host.Get("k1"));
+        Assert.Equal("123456", host.Get("k2"));
         Assert.Null(host.Get("new"));
         Assert.Equal(host.Budget.Limit, host.Budget.Used);
         Assert.Equal(UpdateStatus.Ok, host.Grain.IncrementBy(SingleGrain.Bytes("k1"), 1, out var result));
-        Assert.Equal(1234567891, result);
+        Assert.Equal(123457, result);
     }
 
     [Fact]

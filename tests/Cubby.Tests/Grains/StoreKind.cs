@@ -11,9 +11,9 @@ public enum StoreKind
 
 internal static class StoreKinds
 {
-    public static Func<IEntryStore> Factory(StoreKind kind) => kind switch
+    public static EntryStores Factory(StoreKind kind) => kind switch
     {
-        StoreKind.Native => static () => new NativeEntryStore(),
-        _ => static () => new ManagedEntryStore(),
+        StoreKind.Native => new EntryStores(static () => new NativeEntryStore()),
+        _ => new EntryStores(static () => new ManagedEntryStore()),
     };
 }

@@ -2,8 +2,8 @@ namespace Cubby.Grains.Storage;
 
 /// <summary>
 /// Entry arrays in <see cref="BlockSizes"/> classes, recycling freed arrays up to a byte limit
-/// (<see cref="BlockRecycler{TBlock}"/>), so a full managed store's churn reuses its arrays instead of leaving holes in
-/// the GC's oldest generation for the next background collection to find. The stores of a silo share one.
+/// (<see cref="BlockRecycler{TBlock}"/>), so a full managed store's churn reuses its arrays instead of handing them to
+/// the GC. The stores of a silo share one.
 /// The arrays live on the pinned object heap. An entry lives until it is evicted, so in the young generations it was
 /// only copied twice on its way to the oldest, and the regions it passed through stayed committed: a 64 MiB budget
 /// grew RSS by 76–81 MiB with young arrays and by 67–69 MiB with pinned ones, under the same 10× writes.

@@ -50,7 +50,8 @@ internal sealed class ManagedEntryStore(ManagedBlocks blocks) : IEntryStore
 
     public int Add(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, in EntryMetadata metadata)
     {
-        if (IndexOf(key) >= 0)
+        var hash = EntryBuckets.Hash(key, _seed);
+        if (EntryBuckets.Find(_buckets, hash, key, Entries) >= 0)
         {
             throw new InvalidOperationException("The key is already in the store.");
         }
@@ -68,7 +69,7 @@ internal sealed class ManagedEntryStore(ManagedBlocks blocks) : IEntryStore
         var block = blocks.Rent(checked((int)EntryHeader.BlockBytes(key.Length, value.Length)));
         ref var header = ref HeaderOf(block);
         header.Metadata = metadata;
-        header.Hash = EntryBuckets.Hash(key, _seed);
+        header.Hash = hash;
         header.KeyLength = key.Length;
         header.ValueLength = value.Length;
         key.CopyTo(block.AsSpan(Unsafe.SizeOf<EntryHeader>()));

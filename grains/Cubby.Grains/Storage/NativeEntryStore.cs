@@ -49,7 +49,8 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
     public int Add(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, in EntryMetadata metadata)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        if (IndexOf(key) >= 0)
+        var hash = EntryBuckets.Hash(key, _seed);
+        if (EntryBuckets.Find(_buckets.AsSpan(), hash, key, Entries) >= 0)
         {
             throw new InvalidOperationException("The key is already in the store.");
         }
@@ -66,7 +67,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
 
         var header = (EntryHeader*)blocks.Rent(BlockBytes(key.Length, value.Length));
         header->Metadata = metadata;
-        header->Hash = EntryBuckets.Hash(key, _seed);
+        header->Hash = hash;
         header->KeyLength = key.Length;
         header->ValueLength = value.Length;
         key.CopyTo(new Span<byte>(header + 1, key.Length));

@@ -6,11 +6,11 @@ namespace Cubby.Grains.Storage;
 /// <summary>
 /// An entry store on managed arrays, laid out as <see cref="NativeEntryStore"/> is: each entry is one array holding its
 /// <see cref="EntryHeader"/>, key and value, found through the same open-addressing table (<see cref="EntryBuckets"/>)
-/// of dense indexes. Its index costs 28 bytes an entry (a dense reference and buckets), where a dictionary beside an
-/// array of entry structs cost 160 and left as much garbage behind each time a shard's tables doubled. The arrays come
-/// in <see cref="BlockSizes"/> classes from <see cref="ManagedBlocks"/>, which the stores of a silo share: an
-/// overwrite of the same class writes in place, and an evicted entry's array serves the next write, so a full cache's
-/// churn allocates nothing that outlives the write.
+/// of dense indexes. Its index costs 52 bytes an entry (the array's header, a dense reference and buckets), where a
+/// dictionary beside an array of entry structs cost 160 and left as much garbage behind each time a shard's tables
+/// doubled. The arrays come in <see cref="BlockSizes"/> classes from <see cref="ManagedBlocks"/>, which the stores of a
+/// silo share: an overwrite of the same class writes in place, and an evicted entry's array serves the next write, so a
+/// full cache's churn allocates nothing that outlives the write.
 /// </summary>
 internal sealed class ManagedEntryStore(ManagedBlocks blocks) : IEntryStore
 {

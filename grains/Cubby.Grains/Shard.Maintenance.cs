@@ -1,3 +1,5 @@
+using Cubby.Grains.Capacity;
+
 namespace Cubby.Grains;
 
 internal sealed partial class Shard
@@ -117,6 +119,53 @@ internal sealed partial class Shard
             RemoveEntry(victim);
             freed = before - _store.UsedBytes;
             return true;
+        }
+        finally
+        {
+            _turn.Exit();
+        }
+    }
+
+    /// <summary>
+    /// Evicts the entry with <paramref name="key"/> if it lives in the native block at <paramref name="block"/>: one
+    /// of a slab page being drained. Never waits for the turn, for the reason <see cref="TryEvictOne"/> gives.
+    /// </summary>
+    public BlockEviction TryEvictBlock(ReadOnlySpan<byte> key, nint block)
+    {
+        if (!_turn.TryEnter())
+        {
+            return BlockEviction.Busy;
+        }
+
+        try
+        {
+            if (_disposed)
+            {
+                return BlockEviction.NotHere;
+            }
+
+            if (!IsFreeForCaller())
+            {
+                return BlockEviction.Busy;
+            }
+
+            var index = _store.IndexOf(key);
+            if (index < 0 || !_store.HoldsBlockAt(index, block))
+            {
+                return BlockEviction.NotHere;
+            }
+
+            if (_store.MetadataAt(index).IsExpiredAt(Now()))
+            {
+                _expired++;
+            }
+            else
+            {
+                _evicted++;
+            }
+
+            RemoveEntry(index);
+            return BlockEviction.Evicted;
         }
         finally
         {

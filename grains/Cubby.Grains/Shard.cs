@@ -187,10 +187,12 @@ internal sealed partial class Shard : IDisposable
     /// Charges a write's growth to the budget. When it does not fit, entries are evicted (from any shard, this one
     /// included: it may hold the only evictable ones) and the answer is <see cref="ChargeOutcome.Evicted"/>, nothing
     /// charged: the caller looks its entry up again, since eviction may have removed or moved it, and charges anew. A
-    /// concurrent writer may take the room first; then the caller evicts again.
+    /// concurrent writer may take the room first; then the caller evicts again. A write that grows also empties sparse
+    /// slab pages first when free slots have passed their slack, with the same answer when that evicted anything.
     /// </summary>
     private ChargeOutcome Charge(long bytes) =>
-        _budget.TryCharge(bytes) ? ChargeOutcome.Charged
+        bytes > 0 && _reclaimer.EmptySparsePages() ? ChargeOutcome.Evicted
+        : _budget.TryCharge(bytes) ? ChargeOutcome.Charged
         : _reclaimer.MakeRoom(bytes) ? ChargeOutcome.Evicted
         : ChargeOutcome.OutOfMemory;
 

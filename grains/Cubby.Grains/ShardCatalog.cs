@@ -51,6 +51,9 @@ internal sealed class ShardCatalog : IDisposable
     /// <summary>An empty store used only to size entries before they are written.</summary>
     private IEntryStore Sizer { get; }
 
+    /// <summary>The slab pages the stores carve their blocks from, or null when they have none.</summary>
+    public SlabPages? Slabs => _stores.Slabs;
+
     /// <summary>Frees the blocks the stores keep for reuse (MEMORY PURGE).</summary>
     public void ReleaseKeptBlocks() => _stores.ReleaseKeptBlocks();
 

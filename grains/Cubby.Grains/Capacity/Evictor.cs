@@ -1,9 +1,14 @@
+using System.Buffers;
+using Cubby.Grains.Storage;
+
 namespace Cubby.Grains.Capacity;
 
 /// <summary>
 /// Makes room in the memory budget by evicting from the silo's shards, one entry at a time and one shard after
 /// another, starting at a random one. A writer calls it from inside its own shard's turn when its charge does not
 /// fit, so it never waits for another shard's turn: a busy shard is skipped and visited again on the next pass.
+/// It also empties sparse slab pages (<see cref="SlabPages"/>) when free slots pass their slack, evicting whatever
+/// lives in them: a class that shrank leaves its free slots spread over its pages, where no other class can use them.
 /// </summary>
 internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
 {
@@ -13,6 +18,10 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
     // shard (MSETNX takes several turns).
     private const int MaxBusyPasses = 1000;
     private const int YieldingPasses = 10;
+
+    // A write empties at most this many pages, and passes over a page's busy shards only while it can yield: the slack
+    // is a soft bound, and the next write goes on where this one stopped.
+    private const int MaxPagesPerWrite = 2;
 
     public bool MakeRoom(long bytes)
     {
@@ -57,16 +66,95 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
 
             visitedInVain = 0;
             sawBusy = false;
-            if (busyPasses <= YieldingPasses)
-            {
-                Thread.Yield();
-            }
-            else
-            {
-                Thread.Sleep(1);
-            }
+            Wait(busyPasses);
         }
 
         return true;
+    }
+
+    public bool EmptySparsePages()
+    {
+        var slabs = catalog.Slabs;
+        if (slabs is null || !slabs.IsOverSlack)
+        {
+            return false;
+        }
+
+        var evicted = false;
+        for (var pages = 0; pages < MaxPagesPerWrite && slabs.IsOverSlack; pages++)
+        {
+            if (slabs.TakeSparsestPage() is not { } page)
+            {
+                break;
+            }
+
+            try
+            {
+                evicted |= EvictAll(slabs, page);
+            }
+            finally
+            {
+                slabs.EndDraining(page);
+            }
+        }
+
+        return evicted;
+    }
+
+    private static void Wait(int busyPasses)
+    {
+        if (busyPasses <= YieldingPasses)
+        {
+            Thread.Yield();
+        }
+        else
+        {
+            Thread.Sleep(1);
+        }
+    }
+
+    /// <summary>Evicts every entry in a draining page, asking each block's shard by the key the block holds.</summary>
+    private unsafe bool EvictAll(SlabPages slabs, SlabPages.SlabPage page)
+    {
+        var blocks = ArrayPool<nint>.Shared.Rent(SlabPages.PageBytes / SlabPages.SlotBytesOf(page));
+        try
+        {
+            // The key is read outside its shard's turn, so it may be torn; the shard checks that the entry it finds
+            // lives in this very block. A draining page's slots are never rented again, so the read is of this page.
+            var maxKeyBytes = SlabPages.SlotBytesOf(page) - sizeof(EntryHeader);
+            var evicted = false;
+            for (var pass = 1; pass <= YieldingPasses; pass++)
+            {
+                var count = SlabPages.LiveBlocks(page, blocks);
+                var sawBusy = false;
+                for (var i = 0; i < count; i++)
+                {
+                    var header = (EntryHeader*)blocks[i];
+                    var key = new ReadOnlySpan<byte>(header + 1, Math.Clamp(header->KeyLength, 0, maxKeyBytes));
+                    switch (catalog.Find(catalog.ShardMap.SlotOf(key))?.TryEvictBlock(key, blocks[i]))
+                    {
+                        case BlockEviction.Evicted:
+                            evicted = true;
+                            break;
+                        case BlockEviction.Busy:
+                            sawBusy = true;
+                            break;
+                    }
+                }
+
+                if (!sawBusy)
+                {
+                    break;
+                }
+
+                Wait(pass);
+            }
+
+            return evicted;
+        }
+        finally
+        {
+            ArrayPool<nint>.Shared.Return(blocks);
+        }
     }
 }

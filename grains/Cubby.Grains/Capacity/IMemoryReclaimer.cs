@@ -9,4 +9,11 @@ internal interface IMemoryReclaimer
     /// </summary>
     /// <returns>False when the bytes cannot fit: more than the whole budget, or nothing left to evict.</returns>
     bool MakeRoom(long bytes);
+
+    /// <summary>
+    /// When the stores' free slab slots exceed their slack, evicts the entries of the sparsest pages so those pages go
+    /// back to the system. The same caveat as <see cref="MakeRoom"/> holds for the caller's own shards.
+    /// </summary>
+    /// <returns>True when any entry was evicted.</returns>
+    bool EmptySparsePages();
 }

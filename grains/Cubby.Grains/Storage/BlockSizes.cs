@@ -3,21 +3,23 @@ using System.Numerics;
 namespace Cubby.Grains.Storage;
 
 /// <summary>
-/// The sizes entry blocks come in: multiples of 16 bytes up to 4 KiB, then sixteen steps per doubling up to 1 MiB, so a
-/// block is at most 6.25 % larger than asked. Blocks of one class are interchangeable, which is what lets a freed block
-/// serve the next entry of its class (<see cref="BlockRecycler{TBlock}"/>). Larger blocks have their exact size and
-/// no class.
+/// The sizes entry blocks come in: multiples of 16 bytes up to 128, then eight steps per doubling up to 1 MiB, so a
+/// block is at most 12.5 % larger than asked. Blocks of one class are interchangeable: a freed block serves the next
+/// entry of its class, from a slab page (<see cref="SlabPages"/>) or the recycler (<see cref="BlockRecycler{TBlock}"/>).
+/// Few classes matter as much as a close fit: every class a slab serves holds a partly filled page, and sixteen steps
+/// per doubling left twice as many of those. Larger blocks have their exact size and no class.
 /// </summary>
 internal static class BlockSizes
 {
     /// <summary>The largest block that has a class.</summary>
     public const int MaxClassed = 1 << 20;
 
-    private const int FineLimit = 4096;
+    private const int FineLimit = 128;
     private const int FineStep = 16;
     private const int FineClasses = FineLimit / FineStep;
-    private const int StepsPerDoubling = 16;
-    private const int FineLimitLog2 = 12;
+    private const int StepsPerDoubling = 8;
+    private const int StepsPerDoublingLog2 = 3;
+    private const int FineLimitLog2 = 7;
 
     /// <summary>How many classes there are.</summary>
     public const int ClassCount = FineClasses + StepsPerDoubling * (20 - FineLimitLog2);
@@ -35,9 +37,9 @@ internal static class BlockSizes
             return -1;
         }
 
-        // bytes lies in (2^power, 2^(power+1)], split into sixteen equal steps.
+        // bytes lies in (2^power, 2^(power+1)], split into eight equal steps.
         var power = BitOperations.Log2((ulong)(bytes - 1));
-        var step = 1L << (power - 4);
+        var step = 1L << (power - StepsPerDoublingLog2);
         var index = (bytes - (1L << power) + step - 1) / step;
         return FineClasses + ((power - FineLimitLog2) * StepsPerDoubling) + (int)index - 1;
     }
@@ -52,7 +54,7 @@ internal static class BlockSizes
 
         var above = sizeClass - FineClasses;
         var power = FineLimitLog2 + (above / StepsPerDoubling);
-        return (1 << power) + (((above % StepsPerDoubling) + 1) << (power - 4));
+        return (1 << power) + (((above % StepsPerDoubling) + 1) << (power - StepsPerDoublingLog2));
     }
 
     /// <summary>The bytes a block asked for <paramref name="bytes"/> has.</summary>

@@ -14,6 +14,9 @@ internal struct EntryHeader
     public int KeyLength;
     public int ValueLength;
 
+    /// <summary>The slab page holding a native block (<see cref="SlabPages"/>), or -1 for a block of its own; it fills what was padding.</summary>
+    public int PageId;
+
     /// <summary>The bytes of a block holding a key and a value of these lengths.</summary>
     public static unsafe long BlockBytes(int keyLength, int valueLength) => sizeof(EntryHeader) + (long)keyLength + valueLength;
 }

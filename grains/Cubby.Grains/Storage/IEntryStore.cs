@@ -32,6 +32,9 @@ internal interface IEntryStore : IDisposable
 
     void Clear();
 
+    /// <summary>Whether the entry at <paramref name="index"/> lives in the native block at <paramref name="block"/> (a slab slot being drained).</summary>
+    bool HoldsBlockAt(int index, nint block);
+
     /// <summary>The bytes charged for an entry of the given sizes.</summary>
     long SizeOf(int keyLength, int valueLength);
 }

@@ -143,6 +143,9 @@ internal sealed class ManagedEntryStore(ManagedBlocks blocks) : IEntryStore
 
     public long SizeOf(int keyLength, int valueLength) => BlockSizes.RoundUp(EntryHeader.BlockBytes(keyLength, valueLength)) + IndexOverhead;
 
+    /// <summary>Never: managed arrays are not slab slots.</summary>
+    public bool HoldsBlockAt(int index, nint block) => false;
+
     public void Dispose() => Clear();
 
     private static ref EntryHeader HeaderOf(byte[] block) => ref Unsafe.As<byte, EntryHeader>(ref MemoryMarshal.GetArrayDataReference(block));

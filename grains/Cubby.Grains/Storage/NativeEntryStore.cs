@@ -6,17 +6,16 @@ namespace Cubby.Grains.Storage;
 /// <summary>
 /// An entry store that lives entirely outside the GC heap: each entry is one native block (metadata, key, value), found
 /// through an open-addressing table of dense indexes that is native memory too. Millions of entries are nothing for
-/// the GC to mark or compact, so collections stay short however much is cached. Blocks come in
-/// <see cref="BlockSizes"/> classes from <see cref="NativeBlocks"/>, which the stores of a silo share.
+/// the GC to mark or compact, so collections stay short however much is cached. Blocks come from
+/// <see cref="NativeBlocks"/> (slab pages, or malloc for large ones), which the stores of a silo share.
 /// </summary>
 internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
 {
     /// <summary>
-    /// Per-entry bytes beyond the block's size class: glibc's chunk header and alignment (16), a dense slot in a table
-    /// that doubles (8 bytes, up to 16 just after a doubling) and buckets kept between 3/8 and 3/4 full (4 bytes, up to
-    /// 11). Measured: 1,149 bytes of malloc per entry for a 16-byte key and a 1 KiB value, whose block class is 1,104.
+    /// Per-entry bytes beyond the block's footprint (<see cref="NativeBlocks.FootprintOf"/>): a dense slot in a table
+    /// that doubles (8 bytes, up to 16 just after a doubling) and buckets kept between 3/8 and 3/4 full (4 bytes, up to 11).
     /// </summary>
-    private const int IndexOverhead = 16 + 16 + 12;
+    private const int IndexOverhead = 16 + 12;
 
     private readonly long _seed = Random.Shared.NextInt64();
     private NativeArray<nint> _entries = new(0);
@@ -26,7 +25,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
 
     /// <summary>A store of its own that recycles nothing: for tests and sizing.</summary>
     public NativeEntryStore()
-        : this(new NativeBlocks(0))
+        : this(new NativeBlocks(0, SlabPages.PageBytes))
     {
     }
 
@@ -65,7 +64,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
             _entries.Resize(Math.Max(4, _entries.Length * 2));
         }
 
-        var header = (EntryHeader*)blocks.Rent(BlockBytes(key.Length, value.Length));
+        var header = blocks.Rent(BlockBytes(key.Length, value.Length));
         header->Metadata = metadata;
         header->Hash = hash;
         header->KeyLength = key.Length;
@@ -91,8 +90,11 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
         // is always exactly the size it is charged for.
         if (BlockSizes.RoundUp(newBytes) != BlockSizes.RoundUp(oldBytes))
         {
-            var moved = (EntryHeader*)blocks.Rent(newBytes);
-            new ReadOnlySpan<byte>(header, sizeof(EntryHeader) + header->KeyLength).CopyTo(new Span<byte>(moved, sizeof(EntryHeader) + header->KeyLength));
+            var moved = blocks.Rent(newBytes);
+            moved->Metadata = header->Metadata;
+            moved->Hash = header->Hash;
+            moved->KeyLength = header->KeyLength;
+            KeyOf(header).CopyTo(new Span<byte>(moved + 1, header->KeyLength));
             blocks.Return(header, oldBytes);
             header = moved;
             _entries[index] = (nint)header;
@@ -140,7 +142,9 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
         UsedBytes = 0;
     }
 
-    public long SizeOf(int keyLength, int valueLength) => BlockSizes.RoundUp(BlockBytes(keyLength, valueLength)) + IndexOverhead;
+    public long SizeOf(int keyLength, int valueLength) => NativeBlocks.FootprintOf(BlockBytes(keyLength, valueLength)) + IndexOverhead;
+
+    public bool HoldsBlockAt(int index, nint block) => (nint)Header(Check(index)) == block;
 
     public void Dispose()
     {

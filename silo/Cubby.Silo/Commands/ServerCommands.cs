@@ -212,6 +212,14 @@ internal static class ServerCommands
                     .Append(CultureInfo.InvariantCulture, $"allocator_retained:{retained}\r\n");
             }
 
+            if (silo.Catalog.Slabs is { } slabs)
+            {
+                text.Append(CultureInfo.InvariantCulture, $"slab_resident_bytes:{slabs.ResidentBytes}\r\n")
+                    .Append(CultureInfo.InvariantCulture, $"slab_free_bytes:{slabs.FreeBytes}\r\n")
+                    .Append(CultureInfo.InvariantCulture, $"slab_slack_bytes:{slabs.SlackBytes}\r\n")
+                    .Append(CultureInfo.InvariantCulture, $"slab_pages_emptied:{slabs.PagesEmptied}\r\n");
+            }
+
             text.Append("\r\n");
         }
 

@@ -81,10 +81,17 @@ public static class CubbySiloBuilderExtensions
     internal static long KeptForReuseBytesOf(SiloOptions options) =>
         Math.Min(Math.Clamp(options.EffectiveMaxMemoryBytes / 64, 256L * 1024, 64L * 1024 * 1024), options.EffectiveMaxMemoryBytes / 8);
 
+    /// <summary>
+    /// The free slab slot bytes the native store lets build up before it empties sparse pages: 1/16 of the budget, at
+    /// least 1 MiB. Every size class in use holds a partly filled 64 KiB page, and a slack below what those hold would
+    /// empty a page on every write that opens one.
+    /// </summary>
+    internal static long SlabSlackBytesOf(SiloOptions options) => Math.Max(options.EffectiveMaxMemoryBytes / 16, 1024L * 1024);
+
     /// <summary>The shards' entry store, from <see cref="SiloOptions.Store"/>. The stores of a silo share their freed blocks.</summary>
     internal static EntryStores StoreOf(SiloOptions options) => options.Store == EntryStoreKind.Managed
         ? EntryStores.Managed(KeptForReuseBytesOf(options))
-        : EntryStores.Native(KeptForReuseBytesOf(options));
+        : EntryStores.Native(KeptForReuseBytesOf(options), SlabSlackBytesOf(options));
 }
 
 /// <summary>Binds and validates <see cref="SiloOptions"/> once for both the host's services and the Orleans setup that needs them early.</summary>

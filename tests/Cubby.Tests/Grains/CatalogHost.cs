@@ -9,8 +9,13 @@ namespace Cubby.Tests.Grains;
 internal sealed class CatalogHost : IDisposable
 {
     public CatalogHost(GrainSettings settings, StoreKind store = StoreKind.Managed)
+        : this(settings, StoreKinds.Factory(store))
     {
-        Catalog = new ShardCatalog(settings, Time, StoreKinds.Factory(store));
+    }
+
+    public CatalogHost(GrainSettings settings, EntryStores stores)
+    {
+        Catalog = new ShardCatalog(settings, Time, stores);
     }
 
     public FakeTimeProvider Time { get; } = new();

@@ -8,4 +8,6 @@ internal sealed class NothingToEvict : IMemoryReclaimer
     public static readonly NothingToEvict Instance = new();
 
     public bool MakeRoom(long bytes) => false;
+
+    public bool EmptySparsePages() => false;
 }

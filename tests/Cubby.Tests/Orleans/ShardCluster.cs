@@ -32,7 +32,7 @@ internal sealed class ShardCluster : IAsyncDisposable
         builder.Options.ConfigureFileLogging = false;
         builder.ConfigureSilo((_, silo) =>
         {
-            silo.AddShardGrains(settings ?? new GrainSettings { MaxMemoryBytes = 256L * 1024 * 1024 }, EntryStores.Native(0));
+            silo.AddShardGrains(settings ?? new GrainSettings { MaxMemoryBytes = 256L * 1024 * 1024 }, EntryStores.Native(0, 1024 * 1024));
             silo.UseInMemoryReminderService();
             if (minimumReminderPeriod is { } period)
             {

@@ -1,0 +1,63 @@
+using System.Text;
+using Cubby.Grains;
+using Cubby.Grains.Storage;
+
+namespace Cubby.Tests.Grains;
+
+/// <summary>The evictor gives back slab pages that a shrinking size class left sparse (<see cref="SlabPages"/>).</summary>
+public sealed class SparsePageTests
+{
+    private const long Budget = 4L * 1024 * 1024;
+    private const long Slack = 256L * 1024;
+
+    [Fact]
+    public void Free_slots_a_shrinking_class_leaves_are_given_back_by_evicting_what_still_lives_in_their_pages()
+    {
+        using var host = new CatalogHost(new GrainSettings { SlotCount = 16, MaxMemoryBytes = Budget }, EntryStores.Native(0, Slack));
+        var slabs = host.Catalog.Slabs!;
+        var large = new byte[3000];
+        var largeCount = (int)(Budget * 3 / 4 / large.Length);
+        for (var i = 0; i < largeCount; i++)
+        {
+            Assert.Equal(SetStatus.Created, host.Set($"large:{i}", large));
+        }
+
+        // Seven of every eight large entries go: their pages keep one live block in eight, which no other class can use.
+        for (var i = 0; i < largeCount; i++)
+        {
+            if (i % 8 != 0)
+            {
+                Assert.True(host.GrainOf($"large:{i}").Remove(Encoding.UTF8.GetBytes($"large:{i}")));
+            }
+        }
+
+        Assert.True(slabs.FreeBytes > 8 * Slack, $"{slabs.FreeBytes} free slot bytes after the removals");
+
+        var small = Encoding.UTF8.GetBytes(new string('s', 100));
+        var smallCount = (int)(2 * Budget / small.Length);
+        for (var i = 0; i < smallCount; i++)
+        {
+            Assert.NotEqual(SetStatus.OutOfMemory, host.Set($"small:{i}", small));
+        }
+
+        Assert.InRange(slabs.FreeBytes, 0, Slack + (2 * SlabPages.PageBytes));
+        Assert.True(slabs.PagesEmptied > 0);
+        Assert.InRange(slabs.ResidentBytes, 0, Budget + Slack + (2 * SlabPages.PageBytes));
+        Assert.Equal(host.GrainBytes(), host.Catalog.Budget.Used);
+        for (var i = smallCount - 100; i < smallCount; i++)
+        {
+            Assert.Equal(small, Read(host, $"small:{i}"));
+        }
+
+        for (var i = 0; i < largeCount; i += 8)
+        {
+            Assert.True(Read(host, $"large:{i}") is null or { Length: 3000 }, $"large:{i} survived changed");
+        }
+    }
+
+    private static byte[]? Read(CatalogHost host, string key)
+    {
+        var reader = new CapturingReader();
+        return host.GrainOf(key).Read(Encoding.UTF8.GetBytes(key), slide: false, ref reader) ? reader.Value : null;
+    }
+}

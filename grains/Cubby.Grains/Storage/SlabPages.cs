@@ -314,7 +314,9 @@ internal sealed unsafe class SlabPages
     /// <summary>One page: its slots' occupancy, and the class it serves while it serves one.</summary>
     internal sealed class SlabPage(int id, nint address)
     {
-        private ulong[] _used = [];
+        // Sized for the most slots an entry's class can have (its header alone takes a 64-byte slot), so reassigning a
+        // page on the write path allocates nothing.
+        private ulong[] _used = new ulong[PageBytes / 64 / 64];
 
         public int Id { get; } = id;
 

@@ -20,8 +20,8 @@ public class StoreBenchmarks : IDisposable
     private readonly StoreData _data = new();
     private readonly ConcurrentDictionary<string, byte[]> _dictionary = new();
     private readonly MemoryCache _memoryCache = new(new MemoryCacheOptions());
-    private readonly CubbyStore _managed = new(new EntryStores(static () => new ManagedEntryStore()));
-    private readonly CubbyStore _native = new(new EntryStores(static () => new NativeEntryStore()));
+    private readonly CubbyStore _managed = new(EntryStores.Managed(0, SlabPages.PageBytes));
+    private readonly CubbyStore _native = new(EntryStores.Native(0, SlabPages.PageBytes));
 
     /// <summary>Fills every store with the same keys and values.</summary>
     [GlobalSetup]

@@ -16,9 +16,9 @@ internal sealed class StoreChurn : IDisposable
 
     public MemoryCache MemoryCache { get; } = new(new MemoryCacheOptions());
 
-    public CubbyStore Managed { get; } = new(new EntryStores(static () => new ManagedEntryStore()));
+    public CubbyStore Managed { get; } = new(EntryStores.Managed(0, SlabPages.PageBytes));
 
-    public CubbyStore Native { get; } = new(new EntryStores(static () => new NativeEntryStore()));
+    public CubbyStore Native { get; } = new(EntryStores.Native(0, SlabPages.PageBytes));
 
     public void Empty()
     {

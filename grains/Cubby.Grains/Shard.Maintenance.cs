@@ -127,7 +127,7 @@ internal sealed partial class Shard
     }
 
     /// <summary>
-    /// Evicts the entry with <paramref name="key"/> if it lives in the native block at <paramref name="block"/>: one
+    /// Evicts the entry with <paramref name="key"/> if it lives in the block at <paramref name="block"/>: one
     /// of a slab page being drained. Never waits for the turn, for the reason <see cref="TryEvictOne"/> gives.
     /// </summary>
     public BlockEviction TryEvictBlock(ReadOnlySpan<byte> key, nint block)

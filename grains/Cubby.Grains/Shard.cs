@@ -14,7 +14,7 @@ namespace Cubby.Grains;
 internal sealed partial class Shard : IDisposable
 {
     private readonly Lock _turn = new();
-    private readonly IEntryStore _store;
+    private readonly EntryStore _store;
     private readonly MemoryBudget _budget;
     private readonly IMemoryReclaimer _reclaimer;
     private readonly TimeProvider _time;
@@ -27,7 +27,7 @@ internal sealed partial class Shard : IDisposable
     // The call chain holding this shard for a transaction (RequestContext.ReentrancyId); Guid.Empty when none does.
     private Guid _holder;
 
-    public Shard(int slot, IEntryStore store, MemoryBudget budget, IMemoryReclaimer reclaimer, TimeProvider time, int maxValueBytes)
+    public Shard(int slot, EntryStore store, MemoryBudget budget, IMemoryReclaimer reclaimer, TimeProvider time, int maxValueBytes)
     {
         Slot = slot;
         _store = store;

@@ -26,7 +26,7 @@ internal sealed class ShardCatalog : IDisposable
     {
         _settings = settings;
         _time = time;
-        _stores = stores ?? new EntryStores(static () => new ManagedEntryStore());
+        _stores = stores ?? EntryStores.Native(settings.KeptForReuseBytes, EntryStores.SlabSlackBytesFor(settings.MaxMemoryBytes));
         ShardMap = new ShardMap(settings.SlotCount);
         Budget = new MemoryBudget(settings.MaxMemoryBytes, settings.KeptForReuseBytes);
         _grains = new Shard?[settings.SlotCount];
@@ -49,10 +49,10 @@ internal sealed class ShardCatalog : IDisposable
     public int SlotCount => _grains.Length;
 
     /// <summary>An empty store used only to size entries before they are written.</summary>
-    private IEntryStore Sizer { get; }
+    private EntryStore Sizer { get; }
 
-    /// <summary>The slab pages the stores carve their blocks from, or null when they have none.</summary>
-    public SlabPages? Slabs => _stores.Slabs;
+    /// <summary>The slab pages the stores carve their blocks from.</summary>
+    public SlabPages Slabs => _stores.Slabs;
 
     /// <summary>Frees the blocks the stores keep for reuse (MEMORY PURGE).</summary>
     public void ReleaseKeptBlocks() => _stores.ReleaseKeptBlocks();

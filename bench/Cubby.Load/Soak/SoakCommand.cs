@@ -33,7 +33,7 @@ internal static class SoakCommand
 
         var directory = options.OutputDirectory ?? Path.Combine(RepositoryRoot.Find(), "bench", "results");
         Directory.CreateDirectory(directory);
-        var stem = Path.Combine(directory, string.Create(CultureInfo.InvariantCulture, $"{DateTime.UtcNow:yyyy-MM-dd}-{Environment.MachineName.ToLowerInvariant()}-soak-{minutes.Count}min"));
+        var stem = Path.Combine(directory, string.Create(CultureInfo.InvariantCulture, $"{DateTime.UtcNow:yyyy-MM-dd}-{Environment.MachineName.ToLowerInvariant()}-soak-{options.Store}-{minutes.Count}min"));
         var table = SoakReport.Table(minutes);
         var summary = SoakReport.Summary(minutes, options, table);
         await File.WriteAllTextAsync(stem + ".tsv", table).ConfigureAwait(false);

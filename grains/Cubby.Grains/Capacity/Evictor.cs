@@ -75,7 +75,7 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
     public bool EmptySparsePages()
     {
         var slabs = catalog.Slabs;
-        if (slabs is null || !slabs.IsOverSlack)
+        if (!slabs.IsOverSlack)
         {
             return false;
         }

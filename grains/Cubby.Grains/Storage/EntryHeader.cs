@@ -14,7 +14,7 @@ internal struct EntryHeader
     public int KeyLength;
     public int ValueLength;
 
-    /// <summary>The slab page holding a native block (<see cref="SlabPages"/>), or -1 for a block of its own; it fills what was padding.</summary>
+    /// <summary>The slab page holding the block (<see cref="SlabPages"/>), or a negative value naming a block of its own to its <see cref="EntryMemory"/>; it fills what was padding.</summary>
     public int PageId;
 
     /// <summary>The bytes of a block holding a key and a value of these lengths.</summary>

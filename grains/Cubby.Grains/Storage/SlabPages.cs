@@ -1,12 +1,11 @@
 using System.Numerics;
-using System.Runtime.InteropServices;
 
 namespace Cubby.Grains.Storage;
 
 /// <summary>
-/// Native memory for entry blocks of up to <see cref="MaxBlockBytes"/>, as memcached's slabs: 64 KiB pages, each
-/// serving one <see cref="BlockSizes"/> class, carved into equal slots. A freed slot serves only its class, and a page
-/// whose slots are all free goes back to the system, so whatever sizes come and go the memory held is the live blocks
+/// Memory for entry blocks of up to <see cref="MaxBlockBytes"/>, as memcached's slabs: 64 KiB pages from an
+/// <see cref="EntryMemory"/>, each serving one <see cref="BlockSizes"/> class, carved into equal slots. A freed slot
+/// serves only its class, and a page whose slots are all free goes back to the system or the GC, so whatever sizes come and go the memory held is the live blocks
 /// plus the free slots (<see cref="FreeBytes"/>). malloc instead kept the holes between blocks of many sizes: under
 /// values of 64 B–4 KiB a 64 MiB budget held 195–231 MiB of RSS. Free slots build up when one class shrinks while
 /// another grows; once they pass <see cref="SlackBytes"/> the evictor empties the sparsest page of the class with the
@@ -21,35 +20,28 @@ internal sealed unsafe class SlabPages
     /// <summary>The largest block a slab holds: at least eight to a page.</summary>
     public const int MaxBlockBytes = 8 * 1024;
 
-    // Pages are reserved sixteen at a time, so a large cache is a few thousand mappings, not one per page.
-    private const int PagesPerChunk = 16;
+    // Page objects are made sixteen at a time; each gets its memory when it first serves a class.
+    private const int PagesPerGrowth = 16;
 
+    private readonly EntryMemory _memory;
     private readonly SlabClass[] _classes;
     private readonly Lock _reserve = new();
     private readonly Stack<SlabPage> _unused = new();
-    private readonly List<nint> _chunks = [];
     private SlabPage[] _pages = [];
     private long _residentBytes;
     private long _freeBytes;
     private long _pagesEmptied;
 
     /// <summary>Creates slabs that let free slots reach <paramref name="slackBytes"/> before sparse pages are emptied.</summary>
-    public SlabPages(long slackBytes)
+    public SlabPages(EntryMemory memory, long slackBytes)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slackBytes);
+        _memory = memory;
         SlackBytes = slackBytes;
         _classes = new SlabClass[BlockSizes.ClassOf(MaxBlockBytes) + 1];
         for (var sizeClass = 0; sizeClass < _classes.Length; sizeClass++)
         {
             _classes[sizeClass] = new SlabClass(BlockSizes.CapacityOf(sizeClass));
-        }
-    }
-
-    ~SlabPages()
-    {
-        foreach (var chunk in _chunks)
-        {
-            NativeMemory.AlignedFree((void*)chunk);
         }
     }
 
@@ -234,7 +226,7 @@ internal sealed unsafe class SlabPages
         Interlocked.Add(ref _freeBytes, -free);
         Interlocked.Add(ref _residentBytes, -PageBytes);
         page.Slab = null;
-        SystemPages.Discard((void*)page.Address, PageBytes);
+        _memory.Decommit(page);
         lock (_reserve)
         {
             _unused.Push(page);
@@ -243,31 +235,26 @@ internal sealed unsafe class SlabPages
 
     private SlabPage TakeUnusedPage()
     {
+        SlabPage? page;
         lock (_reserve)
         {
-            if (_unused.TryPop(out var page))
+            if (!_unused.TryPop(out page))
             {
-                return page;
-            }
-
-            var chunk = (nint)NativeMemory.AlignedAlloc(PagesPerChunk * PageBytes, PageBytes);
-            _chunks.Add(chunk);
-            var pages = new SlabPage[_pages.Length + PagesPerChunk];
-            _pages.CopyTo(pages, 0);
-            for (var i = PagesPerChunk - 1; i >= 0; i--)
-            {
-                var id = _pages.Length + i;
-                pages[id] = new SlabPage(id, chunk + ((nint)i * PageBytes));
-                if (i > 0)
+                var pages = new SlabPage[_pages.Length + PagesPerGrowth];
+                _pages.CopyTo(pages, 0);
+                for (var id = pages.Length - 1; id >= _pages.Length; id--)
                 {
+                    pages[id] = new SlabPage(id);
                     _unused.Push(pages[id]);
                 }
-            }
 
-            var first = pages[_pages.Length];
-            Volatile.Write(ref _pages, pages);
-            return first;
+                Volatile.Write(ref _pages, pages);
+                page = _unused.Pop();
+            }
         }
+
+        _memory.Commit(page);
+        return page;
     }
 
     /// <summary>The pages of one size class, and its lock.</summary>
@@ -312,7 +299,7 @@ internal sealed unsafe class SlabPages
     }
 
     /// <summary>One page: its slots' occupancy, and the class it serves while it serves one.</summary>
-    internal sealed class SlabPage(int id, nint address)
+    internal sealed class SlabPage(int id)
     {
         // Sized for the most slots an entry's class can have (its header alone takes a 64-byte slot), so reassigning a
         // page on the write path allocates nothing.
@@ -320,7 +307,11 @@ internal sealed unsafe class SlabPages
 
         public int Id { get; } = id;
 
-        public nint Address { get; } = address;
+        /// <summary>Where the page's memory starts, while it has memory (<see cref="EntryMemory.Commit"/>).</summary>
+        public nint Address { get; set; }
+
+        /// <summary>The object owning the page's memory, when the GC owns it.</summary>
+        public object? Memory { get; set; }
 
         public SlabClass? Slab { get; set; }
 

@@ -205,22 +205,22 @@ internal static class ServerCommands
                 .Append("maxmemory_policy:allkeys-lru\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_heap_bytes:{GC.GetTotalMemory(false)}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_committed_bytes:{gc.TotalCommittedBytes}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"gc_fragmented_bytes:{gc.FragmentedBytes}\r\n");
+                .Append(CultureInfo.InvariantCulture, $"gc_fragmented_bytes:{gc.FragmentedBytes}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_gen2_bytes:{gc.GenerationInfo[2].SizeAfterBytes}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_loh_bytes:{gc.GenerationInfo[3].SizeAfterBytes}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_pinned_heap_bytes:{gc.GenerationInfo[4].SizeAfterBytes}\r\n");
             if (NativeHeap.TryReadUsage(out var allocated, out var retained))
             {
                 text.Append(CultureInfo.InvariantCulture, $"allocator_allocated:{allocated}\r\n")
                     .Append(CultureInfo.InvariantCulture, $"allocator_retained:{retained}\r\n");
             }
 
-            if (silo.Catalog.Slabs is { } slabs)
-            {
-                text.Append(CultureInfo.InvariantCulture, $"slab_resident_bytes:{slabs.ResidentBytes}\r\n")
-                    .Append(CultureInfo.InvariantCulture, $"slab_free_bytes:{slabs.FreeBytes}\r\n")
-                    .Append(CultureInfo.InvariantCulture, $"slab_slack_bytes:{slabs.SlackBytes}\r\n")
-                    .Append(CultureInfo.InvariantCulture, $"slab_pages_emptied:{slabs.PagesEmptied}\r\n");
-            }
-
-            text.Append("\r\n");
+            var slabs = silo.Catalog.Slabs;
+            text.Append(CultureInfo.InvariantCulture, $"slab_resident_bytes:{slabs.ResidentBytes}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"slab_free_bytes:{slabs.FreeBytes}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"slab_slack_bytes:{slabs.SlackBytes}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"slab_pages_emptied:{slabs.PagesEmptied}\r\n")
+                .Append("\r\n");
         }
 
         if (Wants("stats"))

@@ -81,17 +81,10 @@ public static class CubbySiloBuilderExtensions
     internal static long KeptForReuseBytesOf(SiloOptions options) =>
         Math.Min(Math.Clamp(options.EffectiveMaxMemoryBytes / 64, 256L * 1024, 64L * 1024 * 1024), options.EffectiveMaxMemoryBytes / 8);
 
-    /// <summary>
-    /// The free slab slot bytes the native store lets build up before it empties sparse pages: 1/16 of the budget, at
-    /// least 2 MiB. Emptying a page evicts what lives in it, out of LRU order: under the soak's 64 B-4 KiB values a
-    /// 16 MiB silo with 1 MiB of slack emptied 160 pages a second, a 64 MiB one with 4 MiB emptied one in 7 s.
-    /// </summary>
-    internal static long SlabSlackBytesOf(SiloOptions options) => Math.Max(options.EffectiveMaxMemoryBytes / 16, 2L * 1024 * 1024);
-
     /// <summary>The shards' entry store, from <see cref="SiloOptions.Store"/>. The stores of a silo share their freed blocks.</summary>
     internal static EntryStores StoreOf(SiloOptions options) => options.Store == EntryStoreKind.Managed
-        ? EntryStores.Managed(KeptForReuseBytesOf(options))
-        : EntryStores.Native(KeptForReuseBytesOf(options), SlabSlackBytesOf(options));
+        ? EntryStores.Managed(KeptForReuseBytesOf(options), EntryStores.SlabSlackBytesFor(options.EffectiveMaxMemoryBytes))
+        : EntryStores.Native(KeptForReuseBytesOf(options), EntryStores.SlabSlackBytesFor(options.EffectiveMaxMemoryBytes));
 }
 
 /// <summary>Binds and validates <see cref="SiloOptions"/> once for both the host's services and the Orleans setup that needs them early.</summary>

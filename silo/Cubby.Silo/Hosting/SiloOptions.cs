@@ -45,7 +45,7 @@ public sealed class SiloOptions
     /// <summary>The memory budget for entries, in bytes; 0 means half of the memory available to the process.</summary>
     public long MaxMemoryBytes { get; set; }
 
-    /// <summary>Where entries live: <see cref="EntryStoreKind.Native"/> (outside the GC heap) or <see cref="EntryStoreKind.Managed"/>.</summary>
+    /// <summary>Where entry blocks live: <see cref="EntryStoreKind.Native"/> (outside the GC heap) or <see cref="EntryStoreKind.Managed"/> (the GC's pinned heap).</summary>
     public EntryStoreKind Store { get; set; } = EntryStoreKind.Native;
 
     /// <summary>
@@ -111,12 +111,15 @@ public sealed class SiloOptions
     }
 }
 
-/// <summary>The entry store a silo's grains use.</summary>
+/// <summary>Where the entry blocks of a silo's grains live. Both lay entries out alike, in the same slab pages and table.</summary>
 public enum EntryStoreKind
 {
-    /// <summary>Entries in native memory: no GC objects per entry, so collections stay short with millions of entries.</summary>
+    /// <summary>Native memory: nothing for the GC to track, and an emptied page goes straight back to the system.</summary>
     Native,
 
-    /// <summary>Entries as managed arrays: two GC objects per entry.</summary>
+    /// <summary>
+    /// Arrays on the GC's pinned heap, one per 64 KiB slab page and one per block over 8 KiB: the GC owns and counts
+    /// the cache (a heap hard limit covers it), and frees an emptied page at its next full collection.
+    /// </summary>
     Managed,
 }

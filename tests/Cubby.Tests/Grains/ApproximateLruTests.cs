@@ -61,7 +61,7 @@ public sealed class ApproximateLruTests
 
     private static long EntrySize()
     {
-        using var sizer = new ManagedEntryStore();
+        using var sizer = new EntryStore();
         return sizer.SizeOf(5, 32);
     }
 }

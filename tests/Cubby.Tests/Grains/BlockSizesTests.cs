@@ -99,15 +99,9 @@ public sealed class BlockSizesTests
     }
 
     /// <summary>Makes stores of <paramref name="kind"/> that share one recycler, reads what it retains, and releases it.</summary>
-    private static (Func<IEntryStore> CreateStore, Func<long> RetainedBytes, Action ReleaseKept) SharedBlocks(StoreKind kind)
+    private static (Func<EntryStore> CreateStore, Func<long> RetainedBytes, Action ReleaseKept) SharedBlocks(StoreKind kind)
     {
-        if (kind == StoreKind.Native)
-        {
-            var native = new NativeBlocks(1 << 20, SlabPages.PageBytes);
-            return (() => new NativeEntryStore(native), () => native.RetainedBytes, native.ReleaseKept);
-        }
-
-        var managed = new ManagedBlocks(1 << 20);
-        return (() => new ManagedEntryStore(managed), () => managed.RetainedBytes, managed.ReleaseKept);
+        var blocks = new EntryBlocks(StoreKinds.Memory(kind), 1 << 20, SlabPages.PageBytes);
+        return (() => new EntryStore(blocks), () => blocks.RetainedBytes, blocks.ReleaseKept);
     }
 }

@@ -5,13 +5,15 @@ using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;
 
-/// <summary>What every <see cref="IEntryStore"/> must do; run against each store.</summary>
+/// <summary>What an <see cref="EntryStore"/> must do; run on each kind of <see cref="EntryMemory"/>.</summary>
 public abstract class EntryStoreContractTests
 {
-    private protected abstract IEntryStore CreateStore();
+    private protected abstract EntryMemory CreateMemory();
+
+    private EntryStore CreateStore() => CreateRecyclingStore(0);
 
     /// <summary>A store that keeps up to <paramref name="keptForReuse"/> bytes of freed blocks for its next entries, as a silo's stores do.</summary>
-    private protected abstract IEntryStore CreateRecyclingStore(long keptForReuse);
+    private EntryStore CreateRecyclingStore(long keptForReuse) => new(new EntryBlocks(CreateMemory(), keptForReuse, SlabPages.PageBytes));
 
     private static byte[] Bytes(string text) => Encoding.UTF8.GetBytes(text);
 
@@ -294,7 +296,7 @@ public abstract class EntryStoreContractTests
         return value;
     }
 
-    private static void AssertMatches(IEntryStore store, Dictionary<string, (byte[] Value, uint Flags)> model)
+    private static void AssertMatches(EntryStore store, Dictionary<string, (byte[] Value, uint Flags)> model)
     {
         Assert.Equal(model.Count, store.Count);
         long expectedBytes = 0;
@@ -349,7 +351,7 @@ public abstract class EntryStoreContractTests
     }
 
     /// <summary>Adds <paramref name="count"/> numbered entries from <paramref name="first"/> on, removing the oldest for each.</summary>
-    private static void Churn(IEntryStore store, byte[] key, byte[] value, int first, int count)
+    private static void Churn(EntryStore store, byte[] key, byte[] value, int first, int count)
     {
         for (var i = first; i < first + count; i++)
         {
@@ -372,16 +374,12 @@ public abstract class EntryStoreContractTests
     }
 }
 
-public sealed class ManagedEntryStoreTests : EntryStoreContractTests
+public sealed class EntryStoreOnManagedMemoryTests : EntryStoreContractTests
 {
-    private protected override IEntryStore CreateStore() => new ManagedEntryStore();
-
-    private protected override IEntryStore CreateRecyclingStore(long keptForReuse) => new ManagedEntryStore(new ManagedBlocks(keptForReuse));
+    private protected override EntryMemory CreateMemory() => new ManagedEntryMemory();
 }
 
-public sealed class NativeEntryStoreTests : EntryStoreContractTests
+public sealed class EntryStoreOnNativeMemoryTests : EntryStoreContractTests
 {
-    private protected override IEntryStore CreateStore() => new NativeEntryStore();
-
-    private protected override IEntryStore CreateRecyclingStore(long keptForReuse) => new NativeEntryStore(new NativeBlocks(keptForReuse, SlabPages.PageBytes));
+    private protected override EntryMemory CreateMemory() => new NativeEntryMemory();
 }

@@ -33,7 +33,7 @@ public sealed class EvictionTests
         Assert.Equal(0, host.Grain.ExpiredCount);
         Assert.Equal(used - freed, host.Budget.Used);
         Assert.Equal(host.Grain.UsedBytes, host.Budget.Used);
-        using var sizer = new ManagedEntryStore();
+        using var sizer = new EntryStore();
         Assert.Contains(freed, new[] { sizer.SizeOf(1, 5), sizer.SizeOf(2, 12) });
     }
 

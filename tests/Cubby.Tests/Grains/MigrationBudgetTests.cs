@@ -71,7 +71,7 @@ public sealed class MigrationBudgetTests
     [InlineData(StoreKind.Managed)]
     public void A_full_budget_evicts_other_entries_to_make_room_as_a_write_does(StoreKind kind)
     {
-        var perEntry = new NativeEntryStore().SizeOf(20, 1000) + 64;
+        var perEntry = new EntryStore().SizeOf(20, 1000) + 64;
         var limit = 100 * perEntry;
         using var pair = new MigrationPair(kind, kind, targetBudget: limit);
         for (var i = 0; i < 60; i++)
@@ -105,7 +105,7 @@ public sealed class MigrationBudgetTests
     [InlineData(StoreKind.Managed)]
     public void Entries_that_cannot_fit_even_after_eviction_are_dropped_and_the_budget_holds(StoreKind kind)
     {
-        var limit = 10 * new ManagedEntryStore().SizeOf(20, 1000);
+        var limit = 10 * new EntryStore().SizeOf(20, 1000);
         using var pair = new MigrationPair(kind, kind, targetBudget: limit);
         for (var i = 0; i < 30; i++)
         {

@@ -24,7 +24,7 @@ public sealed class OutOfMemoryTests
 
     private static long SizeOf(int keyLength, int valueLength)
     {
-        using var sizer = new ManagedEntryStore();
+        using var sizer = new EntryStore();
         return sizer.SizeOf(keyLength, valueLength);
     }
 

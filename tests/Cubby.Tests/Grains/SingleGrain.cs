@@ -15,7 +15,7 @@ internal sealed class SingleGrain : IDisposable
     public SingleGrain(long maxMemoryBytes = 1L << 24, int maxValueBytes = 1 << 20)
     {
         Budget = new MemoryBudget(maxMemoryBytes);
-        Grain = new Shard(0, new ManagedEntryStore(), Budget, NothingToEvict.Instance, Time, maxValueBytes);
+        Grain = new Shard(0, new EntryStore(), Budget, NothingToEvict.Instance, Time, maxValueBytes);
     }
 
     public FakeTimeProvider Time { get; } = new();

@@ -8,10 +8,12 @@ public sealed class SlabPagesTests
     private static readonly int SlotBytes = BlockSizes.CapacityOf(BlockSizes.ClassOf(Block));
     private static readonly int SlotsPerPage = SlabPages.PageBytes / SlotBytes;
 
-    [Fact]
-    public unsafe void Blocks_of_one_class_are_separate_slots_of_one_page_and_a_freed_slot_serves_again()
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public unsafe void Blocks_of_one_class_are_separate_slots_of_one_page_and_a_freed_slot_serves_again(StoreKind kind)
     {
-        var slabs = new SlabPages(0);
+        var slabs = new SlabPages(StoreKinds.Memory(kind), 0);
         var a = (nint)slabs.Rent(Block, out var pageA);
         var b = (nint)slabs.Rent(Block, out var pageB);
 
@@ -24,10 +26,12 @@ public sealed class SlabPagesTests
         Assert.Equal(a, (nint)slabs.Rent(Block, out _));
     }
 
-    [Fact]
-    public unsafe void A_page_whose_blocks_all_left_goes_back_unless_it_is_the_only_open_page_of_its_class()
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public unsafe void A_page_whose_blocks_all_left_goes_back_unless_it_is_the_only_open_page_of_its_class(StoreKind kind)
     {
-        var slabs = new SlabPages(0);
+        var slabs = new SlabPages(StoreKinds.Memory(kind), 0);
         var first = RentMany(slabs, Block, SlotsPerPage);
         var extra = (nint)slabs.Rent(Block, out var extraPage);
         Assert.Equal(2 * SlabPages.PageBytes, slabs.ResidentBytes);
@@ -40,10 +44,12 @@ public sealed class SlabPagesTests
         Assert.Equal(SlabPages.PageBytes, slabs.ResidentBytes);
     }
 
-    [Fact]
-    public unsafe void Draining_takes_the_emptiest_page_of_the_class_with_the_most_free_space_and_rents_nothing_from_it()
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public unsafe void Draining_takes_the_emptiest_page_of_the_class_with_the_most_free_space_and_rents_nothing_from_it(StoreKind kind)
     {
-        var slabs = new SlabPages(0);
+        var slabs = new SlabPages(StoreKinds.Memory(kind), 0);
         const int Small = 100;
         var smallSlots = SlabPages.PageBytes / BlockSizes.CapacityOf(BlockSizes.ClassOf(Small));
         var full = RentMany(slabs, Small, smallSlots);
@@ -70,10 +76,12 @@ public sealed class SlabPagesTests
         Assert.Equal(resident - SlabPages.PageBytes, slabs.ResidentBytes);
     }
 
-    [Fact]
-    public async Task Threads_renting_and_returning_blocks_of_many_sizes_never_get_overlapping_slots()
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public async Task Threads_renting_and_returning_blocks_of_many_sizes_never_get_overlapping_slots(StoreKind kind)
     {
-        var slabs = new SlabPages(0);
+        var slabs = new SlabPages(StoreKinds.Memory(kind), 0);
         var workers = Enumerable.Range(1, 4).Select(worker => Task.Run(() => Churn(slabs, worker))).ToArray();
 
         await Task.WhenAll(workers).WaitAsync(TimeSpan.FromMinutes(1));

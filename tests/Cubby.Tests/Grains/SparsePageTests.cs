@@ -10,11 +10,14 @@ public sealed class SparsePageTests
     private const long Budget = 4L * 1024 * 1024;
     private const long Slack = 256L * 1024;
 
-    [Fact]
-    public void Free_slots_a_shrinking_class_leaves_are_given_back_by_evicting_what_still_lives_in_their_pages()
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public void Free_slots_a_shrinking_class_leaves_are_given_back_by_evicting_what_still_lives_in_their_pages(StoreKind kind)
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 16, MaxMemoryBytes = Budget }, EntryStores.Native(0, Slack));
-        var slabs = host.Catalog.Slabs!;
+        var stores = kind == StoreKind.Native ? EntryStores.Native(0, Slack) : EntryStores.Managed(0, Slack);
+        using var host = new CatalogHost(new GrainSettings { SlotCount = 16, MaxMemoryBytes = Budget }, stores);
+        var slabs = host.Catalog.Slabs;
         var large = new byte[3000];
         var largeCount = (int)(Budget * 3 / 4 / large.Length);
         for (var i = 0; i < largeCount; i++)

@@ -44,7 +44,7 @@ public sealed class PostgresOrleansSchemaTests(PostgresServer server) : IAsyncLi
             silo.UseAdoNetClustering(options => (options.Invariant, options.ConnectionString) = ("Npgsql", ConnectionString));
             silo.UseAdoNetReminderService(options => (options.Invariant, options.ConnectionString) = ("Npgsql", ConnectionString));
             silo.Services.Configure<ReminderOptions>(options => options.MinimumReminderPeriod = TimeSpan.FromSeconds(1));
-            silo.AddShardGrains(new GrainSettings { MaxMemoryBytes = 16L * 1024 * 1024, FullSweepInterval = TimeSpan.FromSeconds(1) }, EntryStores.Managed(0));
+            silo.AddShardGrains(new GrainSettings { MaxMemoryBytes = 16L * 1024 * 1024, FullSweepInterval = TimeSpan.FromSeconds(1) }, EntryStores.Managed(0, SlabPages.PageBytes));
         });
         using var host = builder.Build();
         await host.StartAsync();

@@ -4,15 +4,16 @@ using System.Runtime.InteropServices;
 namespace Cubby.Grains.Storage;
 
 /// <summary>
-/// An entry store that lives entirely outside the GC heap: each entry is one native block (metadata, key, value), found
-/// through an open-addressing table of dense indexes that is native memory too. Millions of entries are nothing for
-/// the GC to mark or compact, so collections stay short however much is cached. Blocks come from
-/// <see cref="NativeBlocks"/> (slab pages, or malloc for large ones), which the stores of a silo share.
+/// The entries of one shard grain. Each entry is one block (<see cref="EntryHeader"/>, key, value) from the
+/// <see cref="EntryBlocks"/> the stores of a silo share, found through an open-addressing table (<see cref="EntryBuckets"/>)
+/// of dense indexes in native memory. Entries are addressed by a dense index (0..Count-1) so a grain can sample them
+/// at random for expiry and eviction; an index is valid until the next <see cref="Add"/> or <see cref="RemoveAt"/>.
+/// Not thread-safe: the owning grain calls it inside its turn only.
 /// </summary>
-internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
+internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
 {
     /// <summary>
-    /// Per-entry bytes beyond the block's footprint (<see cref="NativeBlocks.FootprintOf"/>): a dense slot in a table
+    /// Per-entry bytes beyond the block's footprint (<see cref="EntryBlocks.FootprintOf"/>): a dense slot in a table
     /// that doubles (8 bytes, up to 16 just after a doubling) and buckets kept between 3/8 and 3/4 full (4 bytes, up to 11).
     /// </summary>
     private const int IndexOverhead = 16 + 12;
@@ -23,16 +24,18 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
     private int _count;
     private bool _disposed;
 
-    /// <summary>A store of its own that recycles nothing: for tests and sizing.</summary>
-    public NativeEntryStore()
-        : this(new NativeBlocks(0, SlabPages.PageBytes))
+    /// <summary>A store of its own in native memory that recycles nothing: for tests and sizing.</summary>
+    public EntryStore()
+        : this(new EntryBlocks(new NativeEntryMemory(), 0, SlabPages.PageBytes))
     {
     }
 
     public int Count => _count;
 
+    /// <summary>Bytes charged for the entries, as <see cref="SizeOf"/> counts them.</summary>
     public long UsedBytes { get; private set; }
 
+    /// <summary>The index of <paramref name="key"/>, or -1.</summary>
     public int IndexOf(ReadOnlySpan<byte> key) => EntryBuckets.Find(_buckets.AsSpan(), EntryBuckets.Hash(key, _seed), key, Entries);
 
     public ReadOnlySpan<byte> KeyAt(int index) => KeyOf(Header(Check(index)));
@@ -45,6 +48,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
 
     public ref EntryMetadata MetadataAt(int index) => ref Header(Check(index))->Metadata;
 
+    /// <summary>Adds an entry whose key is absent; returns its index.</summary>
     public int Add(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, in EntryMetadata metadata)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
@@ -79,6 +83,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
         return index;
     }
 
+    /// <summary>Replaces the value at <paramref name="index"/>, keeping its metadata.</summary>
     public void ReplaceValue(int index, ReadOnlySpan<byte> value)
     {
         var header = Header(Check(index));
@@ -104,6 +109,7 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
         value.CopyTo(new Span<byte>((byte*)(header + 1) + header->KeyLength, value.Length));
     }
 
+    /// <summary>Removes the entry at <paramref name="index"/>; the last entry takes its index.</summary>
     public void RemoveAt(int index)
     {
         var header = Header(Check(index));
@@ -142,8 +148,10 @@ internal sealed unsafe class NativeEntryStore(NativeBlocks blocks) : IEntryStore
         UsedBytes = 0;
     }
 
-    public long SizeOf(int keyLength, int valueLength) => NativeBlocks.FootprintOf(BlockBytes(keyLength, valueLength)) + IndexOverhead;
+    /// <summary>The bytes charged for an entry of the given sizes.</summary>
+    public long SizeOf(int keyLength, int valueLength) => blocks.FootprintOf(BlockBytes(keyLength, valueLength)) + IndexOverhead;
 
+    /// <summary>Whether the entry at <paramref name="index"/> lives in the block at <paramref name="block"/> (a slab slot being drained).</summary>
     public bool HoldsBlockAt(int index, nint block) => (nint)Header(Check(index)) == block;
 
     public void Dispose()

@@ -13,7 +13,7 @@ internal abstract unsafe class EntryMemory
     /// <summary>Gives <paramref name="page"/> its <see cref="SlabPages.PageBytes"/> of memory, unless it still has it.</summary>
     public abstract void Commit(SlabPages.SlabPage page);
 
-    /// <summary>Gives the memory of <paramref name="page"/>, whose slots are all free, back to the system or the GC.</summary>
+    /// <summary>Gives the memory of <paramref name="page"/>, whose slots are all free, back to the system, keeping its address.</summary>
     public abstract void Decommit(SlabPages.SlabPage page);
 
     /// <summary>A block of its own of <paramref name="bytes"/>, its header's <see cref="EntryHeader.PageId"/> set to a negative value <see cref="Free"/> reads.</summary>

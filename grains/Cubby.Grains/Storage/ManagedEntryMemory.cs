@@ -5,15 +5,18 @@ namespace Cubby.Grains.Storage;
 
 /// <summary>
 /// Entry memory in arrays on the GC's pinned heap, so the GC owns and counts it (<c>GCHeapHardLimit</c>, heap dumps) and
-/// never copies it. Each slab page is an array of its own: every page the same size, so the hole a dropped page leaves
-/// fits the next one exactly, where arrays of every entry size left holes only full collections reused (a 64 MiB
-/// budget held 235–241 MiB of RSS under the soak's mixed sizes). A page that empties is dropped for the GC to collect.
-/// Larger blocks are arrays of their own, kept reachable through a table their header's page id indexes.
+/// never copies it. Each slab page is an array of its own, a system page larger than the slab page so the slab page
+/// starts on a system page boundary: a page that empties keeps its array and gives its memory back with <c>madvise</c>
+/// (<see cref="SystemPages"/>), as native pages do. Handing emptied arrays to the GC instead let the pinned heap grow
+/// from 78 to 106 MiB in three minutes of the soak with no full collection to reclaim them. Larger blocks are arrays of
+/// their own, kept reachable through a table their header's page id indexes.
 /// </summary>
 internal sealed unsafe class ManagedEntryMemory : EntryMemory
 {
     /// <summary>An array's object header, method table and length, which a block of its own costs beyond its size.</summary>
     private const int ArrayOverhead = 24;
+
+    private static readonly int SystemPageBytes = Environment.SystemPageSize;
 
     private readonly Lock _gate = new();
     private readonly Stack<int> _freeIds = new();
@@ -26,17 +29,13 @@ internal sealed unsafe class ManagedEntryMemory : EntryMemory
     {
         if (page.Memory is null)
         {
-            var array = GC.AllocateUninitializedArray<byte>(SlabPages.PageBytes, pinned: true);
+            var array = GC.AllocateUninitializedArray<byte>(SlabPages.PageBytes + SystemPageBytes, pinned: true);
             page.Memory = array;
-            page.Address = AddressOf(array);
+            page.Address = (AddressOf(array) + SystemPageBytes - 1) & ~(nint)(SystemPageBytes - 1);
         }
     }
 
-    public override void Decommit(SlabPages.SlabPage page)
-    {
-        page.Memory = null;
-        page.Address = 0;
-    }
+    public override void Decommit(SlabPages.SlabPage page) => SystemPages.Discard((void*)page.Address, SlabPages.PageBytes);
 
     public override EntryHeader* Allocate(long bytes)
     {

@@ -5,7 +5,7 @@ namespace Cubby.Grains.Storage;
 /// <summary>
 /// Memory for entry blocks of up to <see cref="MaxBlockBytes"/>, as memcached's slabs: 64 KiB pages from an
 /// <see cref="EntryMemory"/>, each serving one <see cref="BlockSizes"/> class, carved into equal slots. A freed slot
-/// serves only its class, and a page whose slots are all free goes back to the system or the GC, so whatever sizes come and go the memory held is the live blocks
+/// serves only its class, and a page whose slots are all free goes back to the system, so whatever sizes come and go the memory held is the live blocks
 /// plus the free slots (<see cref="FreeBytes"/>). malloc instead kept the holes between blocks of many sizes: under
 /// values of 64 B–4 KiB a 64 MiB budget held 195–231 MiB of RSS. Free slots build up when one class shrinks while
 /// another grows; once they pass <see cref="SlackBytes"/> the evictor empties the sparsest page of the class with the
@@ -310,7 +310,7 @@ internal sealed unsafe class SlabPages
         /// <summary>Where the page's memory starts, while it has memory (<see cref="EntryMemory.Commit"/>).</summary>
         public nint Address { get; set; }
 
-        /// <summary>The object owning the page's memory, when the GC owns it.</summary>
+        /// <summary>The array holding the page's memory, when the GC owns it.</summary>
         public object? Memory { get; set; }
 
         public SlabClass? Slab { get; set; }

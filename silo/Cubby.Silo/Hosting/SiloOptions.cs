@@ -111,15 +111,15 @@ public sealed class SiloOptions
     }
 }
 
-/// <summary>Where the entry blocks of a silo's grains live. Both lay entries out alike, in the same slab pages and table.</summary>
+/// <summary>Where the entry blocks of a silo's grains live. Both lay entries out alike, in the same slab pages and table, and give an emptied page's memory back to the system.</summary>
 public enum EntryStoreKind
 {
-    /// <summary>Native memory: nothing for the GC to track, and an emptied page goes straight back to the system.</summary>
+    /// <summary>Native memory: nothing for the GC to track, however much is cached.</summary>
     Native,
 
     /// <summary>
     /// Arrays on the GC's pinned heap, one per 64 KiB slab page and one per block over 8 KiB: the GC owns and counts
-    /// the cache (a heap hard limit covers it), and frees an emptied page at its next full collection.
+    /// the cache (a heap hard limit covers it) but never moves it.
     /// </summary>
     Managed,
 }

@@ -5,11 +5,11 @@ namespace Cubby.Grains.Storage;
 
 /// <summary>
 /// Entry memory in arrays on the GC's pinned heap, so the GC owns and counts it (<c>GCHeapHardLimit</c>, heap dumps) and
-/// never copies it. Each slab page is an array of its own, a system page larger than the slab page so the slab page
-/// starts on a system page boundary: a page that empties keeps its array and gives its memory back with <c>madvise</c>
-/// (<see cref="SystemPages"/>), as native pages do. Handing emptied arrays to the GC instead let the pinned heap grow
-/// from 78 to 106 MiB in three minutes of the soak with no full collection to reclaim them. Larger blocks are arrays of
-/// their own, kept reachable through a table their header's page id indexes.
+/// never copies it. A chunk of slab pages is one array, a system page longer than the chunk so its pages start on a
+/// system page boundary and an emptied one can be given back as native pages are. Handing emptied pages to the GC
+/// instead, one array each, let the pinned heap grow from 78 to 106 MiB in three minutes of the soak with no full
+/// collection to reclaim them. Larger blocks are arrays of their own, kept reachable through a table their header's
+/// page id indexes.
 /// </summary>
 internal sealed unsafe class ManagedEntryMemory : EntryMemory
 {
@@ -18,24 +18,13 @@ internal sealed unsafe class ManagedEntryMemory : EntryMemory
 
     private static readonly int SystemPageBytes = Environment.SystemPageSize;
 
+    private readonly List<byte[]> _chunks = [];
     private readonly Lock _gate = new();
     private readonly Stack<int> _freeIds = new();
     private byte[]?[] _blocks = new byte[]?[16];
     private int _ids;
 
     public override int BlockOverhead => ArrayOverhead;
-
-    public override void Commit(SlabPages.SlabPage page)
-    {
-        if (page.Memory is null)
-        {
-            var array = GC.AllocateUninitializedArray<byte>(SlabPages.PageBytes + SystemPageBytes, pinned: true);
-            page.Memory = array;
-            page.Address = (AddressOf(array) + SystemPageBytes - 1) & ~(nint)(SystemPageBytes - 1);
-        }
-    }
-
-    public override void Decommit(SlabPages.SlabPage page) => SystemPages.Discard((void*)page.Address, SlabPages.PageBytes);
 
     public override EntryHeader* Allocate(long bytes)
     {
@@ -68,6 +57,13 @@ internal sealed unsafe class ManagedEntryMemory : EntryMemory
             _blocks[id] = null;
             _freeIds.Push(id);
         }
+    }
+
+    protected override nint AllocateChunk()
+    {
+        var array = GC.AllocateUninitializedArray<byte>(ChunkBytes + SystemPageBytes, pinned: true);
+        _chunks.Add(array);
+        return (AddressOf(array) + SystemPageBytes - 1) & ~(nint)(SystemPageBytes - 1);
     }
 
     private static nint AddressOf(byte[] pinned) => (nint)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(pinned));

@@ -226,7 +226,7 @@ internal sealed unsafe class SlabPages
         Interlocked.Add(ref _freeBytes, -free);
         Interlocked.Add(ref _residentBytes, -PageBytes);
         page.Slab = null;
-        _memory.Decommit(page);
+        EntryMemory.Decommit(page);
         lock (_reserve)
         {
             _unused.Push(page);
@@ -309,9 +309,6 @@ internal sealed unsafe class SlabPages
 
         /// <summary>Where the page's memory starts, while it has memory (<see cref="EntryMemory.Commit"/>).</summary>
         public nint Address { get; set; }
-
-        /// <summary>The array holding the page's memory, when the GC owns it.</summary>
-        public object? Memory { get; set; }
 
         public SlabClass? Slab { get; set; }
 

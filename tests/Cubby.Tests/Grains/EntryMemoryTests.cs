@@ -17,7 +17,7 @@ public sealed class EntryMemoryTests
         var contents = new Span<byte>((void*)address, SlabPages.PageBytes);
         contents.Fill(0xAB);
 
-        memory.Decommit(page);
+        EntryMemory.Decommit(page);
         memory.Commit(page);
 
         Assert.Equal(address, page.Address);

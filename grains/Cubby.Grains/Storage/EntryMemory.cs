@@ -4,9 +4,8 @@ namespace Cubby.Grains.Storage;
 /// Where a silo's entry blocks live (<see cref="EntryBlocks"/>): the memory behind each slab page, and blocks too large
 /// for a slab. <see cref="NativeEntryMemory"/> keeps them outside the GC heap; <see cref="ManagedEntryMemory"/> keeps
 /// them in arrays on the GC's pinned heap. Slab pages are carved from chunks of 16, so a large cache is a few thousand
-/// allocations, not one per page; a page that empties keeps its address and gives its memory back with <c>madvise</c>
-/// (<see cref="SystemPages"/>), so what the system holds follows the pages in use whoever owns the chunk. Thread-safe:
-/// the stores of a silo share one.
+/// allocations, not one per page. A page keeps its address for good: when it empties, <see cref="SlabPages"/> gives its
+/// memory back to the system whoever owns the chunk. Thread-safe: the stores of a silo share one.
 /// </summary>
 internal abstract unsafe class EntryMemory
 {
@@ -43,9 +42,6 @@ internal abstract unsafe class EntryMemory
             _pagesLeftInChunk--;
         }
     }
-
-    /// <summary>Gives the memory of <paramref name="page"/>, whose slots are all free, back to the system, keeping its address.</summary>
-    public static void Decommit(SlabPages.SlabPage page) => SystemPages.Discard((void*)page.Address, SlabPages.PageBytes);
 
     /// <summary>A block of its own of <paramref name="bytes"/>, its header's <see cref="EntryHeader.PageId"/> set to a negative value <see cref="Free"/> reads.</summary>
     public abstract EntryHeader* Allocate(long bytes);

@@ -2,13 +2,13 @@ namespace Cubby.Grains.Storage;
 
 /// <summary>
 /// The entry stores of a silo's shards: how to make one, the slab pages they carve their blocks from, and the freed
-/// large blocks they share for reuse, which <see cref="ReleaseKeptBlocks"/> gives up (MEMORY PURGE).
+/// large blocks they share for reuse, which <see cref="ReleaseKeptBlocks"/> gives up (MEMORY PURGE). Their blocks live
+/// in <paramref name="memory"/>; up to <paramref name="keptForReuse"/> bytes of freed large blocks are kept, and free
+/// slab slots reach <paramref name="slabSlack"/> bytes before sparse pages are emptied.
 /// </summary>
-internal sealed class EntryStores
+internal sealed class EntryStores(EntryMemory memory, long keptForReuse, long slabSlack)
 {
-    private readonly EntryBlocks _blocks;
-
-    private EntryStores(EntryBlocks blocks) => _blocks = blocks;
+    private readonly EntryBlocks _blocks = new(memory, keptForReuse, slabSlack);
 
     /// <summary>The slab pages the stores carve their blocks from.</summary>
     public SlabPages Slabs => _blocks.Slabs;
@@ -21,14 +21,11 @@ internal sealed class EntryStores
     /// </summary>
     public static long SlabSlackBytesFor(long budgetBytes) => Math.Max(budgetBytes / 16, 2L * 1024 * 1024);
 
-    /// <summary>
-    /// Stores in native memory (<see cref="NativeEntryMemory"/>), keeping up to <paramref name="keptForReuse"/> bytes of
-    /// freed large blocks and letting free slab slots reach <paramref name="slabSlack"/> bytes before sparse pages are emptied.
-    /// </summary>
-    public static EntryStores Native(long keptForReuse, long slabSlack) => new(new EntryBlocks(new NativeEntryMemory(), keptForReuse, slabSlack));
+    /// <summary>Stores in native memory (<see cref="NativeEntryMemory"/>).</summary>
+    public static EntryStores Native(long keptForReuse, long slabSlack) => new(new NativeEntryMemory(), keptForReuse, slabSlack);
 
-    /// <summary>As <see cref="Native"/>, in arrays on the GC's pinned heap (<see cref="ManagedEntryMemory"/>).</summary>
-    public static EntryStores Managed(long keptForReuse, long slabSlack) => new(new EntryBlocks(new ManagedEntryMemory(), keptForReuse, slabSlack));
+    /// <summary>Stores in arrays on the GC's pinned heap (<see cref="ManagedEntryMemory"/>).</summary>
+    public static EntryStores Managed(long keptForReuse, long slabSlack) => new(new ManagedEntryMemory(), keptForReuse, slabSlack);
 
     public EntryStore Create() => new(_blocks);
 

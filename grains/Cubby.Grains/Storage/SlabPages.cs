@@ -226,7 +226,7 @@ internal sealed unsafe class SlabPages
         Interlocked.Add(ref _freeBytes, -free);
         Interlocked.Add(ref _residentBytes, -PageBytes);
         page.Slab = null;
-        EntryMemory.Decommit(page);
+        SystemPages.Discard((void*)page.Address, PageBytes);
         lock (_reserve)
         {
             _unused.Push(page);

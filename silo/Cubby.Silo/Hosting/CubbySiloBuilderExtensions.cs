@@ -82,9 +82,10 @@ public static class CubbySiloBuilderExtensions
         Math.Min(Math.Clamp(options.EffectiveMaxMemoryBytes / 64, 256L * 1024, 64L * 1024 * 1024), options.EffectiveMaxMemoryBytes / 8);
 
     /// <summary>The shards' entry store, from <see cref="SiloOptions.Store"/>. The stores of a silo share their freed blocks.</summary>
-    internal static EntryStores StoreOf(SiloOptions options) => options.Store == EntryStoreKind.Managed
-        ? EntryStores.Managed(KeptForReuseBytesOf(options), EntryStores.SlabSlackBytesFor(options.EffectiveMaxMemoryBytes))
-        : EntryStores.Native(KeptForReuseBytesOf(options), EntryStores.SlabSlackBytesFor(options.EffectiveMaxMemoryBytes));
+    internal static EntryStores StoreOf(SiloOptions options) => new(
+        options.Store == EntryStoreKind.Managed ? new ManagedEntryMemory() : new NativeEntryMemory(),
+        KeptForReuseBytesOf(options),
+        EntryStores.SlabSlackBytesFor(options.EffectiveMaxMemoryBytes));
 }
 
 /// <summary>Binds and validates <see cref="SiloOptions"/> once for both the host's services and the Orleans setup that needs them early.</summary>

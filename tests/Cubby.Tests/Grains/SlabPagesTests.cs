@@ -79,6 +79,58 @@ public sealed class SlabPagesTests
     [Theory]
     [InlineData(StoreKind.Native)]
     [InlineData(StoreKind.Managed)]
+    public unsafe void A_page_given_back_serves_the_next_class_that_needs_one_at_its_address_its_old_contents_gone_on_linux(StoreKind kind)
+    {
+        var slabs = new SlabPages(StoreKinds.Memory(kind), 0);
+        var first = RentMany(slabs, Block, SlotsPerPage);
+        slabs.Rent(Block, out _);
+        foreach (var (block, _) in first)
+        {
+            new Span<byte>((void*)block, SlotBytes).Fill(0xAB);
+        }
+
+        var start = first.Min(static b => b.Block);
+        Assert.Equal(0, start % Environment.SystemPageSize);
+        ReturnAll(slabs, first);
+
+        const int Other = 300;
+        var other = (nint)slabs.Rent(Other, out var otherPage);
+
+        Assert.Equal(first[0].Page, otherPage);
+        Assert.Equal(start, other);
+        if (OperatingSystem.IsLinux())
+        {
+            // madvise(MADV_DONTNEED) dropped the page's memory, so the system no longer held it: the next touch faults
+            // in zeroed memory.
+            Assert.True(new ReadOnlySpan<byte>((void*)start, SlabPages.PageBytes).IndexOfAnyExcept((byte)0) < 0, "the page's memory was not given back");
+        }
+    }
+
+    [Fact]
+    public unsafe void Managed_blocks_too_large_for_a_slab_are_separate_arrays_named_by_a_negative_page_id()
+    {
+        var memory = new ManagedEntryMemory();
+        const int Bytes = 20_000;
+        var a = memory.Allocate(Bytes);
+        var b = memory.Allocate(Bytes);
+        Payload(a, Bytes).Fill(1);
+        Payload(b, Bytes).Fill(2);
+
+        Assert.True(a->PageId < 0 && b->PageId < 0 && a->PageId != b->PageId);
+        Assert.True(Payload(a, Bytes).IndexOfAnyExcept((byte)1) < 0);
+        memory.Free(a);
+        var c = memory.Allocate(Bytes);
+        Payload(c, Bytes).Fill(3);
+        GC.Collect();
+        Assert.True(Payload(b, Bytes).IndexOfAnyExcept((byte)2) < 0);
+        Assert.True(Payload(c, Bytes).IndexOfAnyExcept((byte)3) < 0);
+        memory.Free(b);
+        memory.Free(c);
+    }
+
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
     public async Task Threads_renting_and_returning_blocks_of_many_sizes_never_get_overlapping_slots(StoreKind kind)
     {
         var slabs = new SlabPages(StoreKinds.Memory(kind), 0);
@@ -122,6 +174,8 @@ public sealed class SlabPagesTests
             slabs.Return((void*)block, page);
         }
     }
+
+    private static unsafe Span<byte> Payload(EntryHeader* header, int bytes) => new((byte*)(header + 1), bytes - sizeof(EntryHeader));
 
     private static unsafe (nint Block, int Page)[] RentMany(SlabPages slabs, int bytes, int count) =>
         [.. Enumerable.Range(0, count).Select(_ => ((nint)slabs.Rent(bytes, out var page), page))];

@@ -5,9 +5,9 @@ namespace Cubby.Grains.Storage;
 /// <summary>
 /// Memory for entry blocks of up to <see cref="MaxBlockBytes"/>, as memcached's slabs: 64 KiB pages from an
 /// <see cref="EntryMemory"/>, each serving one <see cref="BlockSizes"/> class, carved into equal slots. A freed slot
-/// serves only its class, and a page whose slots are all free goes back to the system, so whatever sizes come and go the memory held is the live blocks
-/// plus the free slots (<see cref="FreeBytes"/>). malloc instead kept the holes between blocks of many sizes: under
-/// values of 64 B–4 KiB a 64 MiB budget held 195–231 MiB of RSS. Free slots build up when one class shrinks while
+/// serves only its class, and a page whose slots are all free gives its memory back to the system, so whatever sizes
+/// come and go the memory held is the live blocks plus the free slots (<see cref="FreeBytes"/>). malloc instead kept the
+/// holes between blocks of many sizes: under values of 64 B–4 KiB a 64 MiB budget held 195–231 MiB of RSS. Free slots build up when one class shrinks while
 /// another grows; once they pass <see cref="SlackBytes"/> the evictor empties the sparsest page of the class with the
 /// most (<see cref="TakeSparsestPage"/>), so they stay under the slack plus less than a page for each class in use.
 /// Thread-safe: the stores of a silo share one, a lock per class.

@@ -27,7 +27,7 @@ public static class CubbySiloBuilderExtensions
     public static ISiloBuilder AddCubby(this ISiloBuilder silo, Action<SiloOptions>? configure = null)
     {
         ArgumentNullException.ThrowIfNull(silo);
-        var options = CubbyOptions.Register(silo.Services, silo.Configuration, configure);
+        var options = CubbyOptions.Register(silo.Services, silo.Configuration, configure, cubbyClustering: false);
         return silo.AddCubbyGrains(options);
     }
 
@@ -91,10 +91,20 @@ public static class CubbySiloBuilderExtensions
 /// <summary>Binds and validates <see cref="SiloOptions"/> once for both the host's services and the Orleans setup that needs them early.</summary>
 internal static class CubbyOptions
 {
-    public static SiloOptions Register(IServiceCollection services, IConfiguration configuration, Action<SiloOptions>? configure)
+    /// <summary>
+    /// Registers the options, bound from the <c>Orleans</c> settings Aspire gives (<see cref="OrleansSettings"/>) and
+    /// then the <c>Cubby</c> section, whose values win; returns them, checked.
+    /// </summary>
+    /// <param name="services">The host's services.</param>
+    /// <param name="configuration">The host's configuration.</param>
+    /// <param name="configure">Changes applied after binding.</param>
+    /// <param name="cubbyClustering">Whether Cubby sets up the clustering (<c>AddCubbySilo</c>) rather than the host (<c>AddCubby</c>).</param>
+    public static SiloOptions Register(IServiceCollection services, IConfiguration configuration, Action<SiloOptions>? configure, bool cubbyClustering = true)
     {
         var section = configuration.GetSection(SiloOptions.SectionName);
-        var builder = services.AddOptions<SiloOptions>().Bind(section);
+        var builder = services.AddOptions<SiloOptions>()
+            .Configure(options => OrleansSettings.ApplyTo(options, configuration, cubbyClustering))
+            .Bind(section);
         if (configure is not null)
         {
             builder.Configure(configure);
@@ -106,6 +116,7 @@ internal static class CubbyOptions
 
         // Orleans' endpoints and clustering are set while the host is built, so the options are checked now too.
         var options = new SiloOptions();
+        OrleansSettings.ApplyTo(options, configuration, cubbyClustering);
         section.Bind(options);
         configure?.Invoke(options);
         var result = new SiloOptionsValidator().Validate(null, options);

@@ -15,7 +15,12 @@ public sealed class CubbyClientOptions
 
     /// <summary>
     /// The connection string read besides the section (<c>ConnectionStrings:cubby</c>), as orchestrators hand one to an
-    /// app: silos' gateway endpoints as <c>host:port</c> separated by commas. They are added to <see cref="Endpoints"/>.
+    /// app, in either of the forms <see cref="CubbyConnectionString"/> reads:
+    /// <c>Endpoints=10.0.0.5:30000,10.0.0.6:30000;ClusterId=cubby-dev;ServiceId=cubby</c> (keys case-insensitive, each
+    /// optional), or only the silos' gateway endpoints as <c>host:port</c> separated by commas. Its endpoints are added
+    /// to <see cref="Endpoints"/>; its <c>ClusterId</c> and <c>ServiceId</c> win over the <c>Cubby:Client</c> section's
+    /// (the connection string describes the cluster the orchestrator started), and the <c>configure</c> delegate given
+    /// to <c>AddCubbyClient</c> wins over both. A process that already runs Orleans does not read it.
     /// </summary>
     public const string ConnectionStringName = "cubby";
 

@@ -25,9 +25,10 @@ public static class CubbyServiceCollectionExtensions
     private const string NpgsqlInvariant = "Npgsql";
 
     /// <summary>
-    /// Adds <see cref="ICubbyClient"/>, configured from the <c>Cubby:Client</c> configuration section and the
-    /// <c>ConnectionStrings:cubby</c> connection string (<see cref="CubbyClientOptions.ConnectionStringName"/>), then by
-    /// <paramref name="configure"/>, validated when the host starts.
+    /// Adds <see cref="ICubbyClient"/>, configured from the <c>Cubby:Client</c> configuration section, then the
+    /// <c>ConnectionStrings:cubby</c> connection string (<see cref="CubbyClientOptions.ConnectionStringName"/>, in
+    /// either form <see cref="CubbyConnectionString"/> reads), then <paramref name="configure"/>, each winning over the
+    /// ones before (the connection string's endpoints are added to the section's), validated when the host starts.
     /// </summary>
     /// <remarks>
     /// When Orleans is already registered (<c>UseOrleans</c> for a silo, such as one that runs <c>AddCubby()</c>, or

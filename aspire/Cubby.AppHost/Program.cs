@@ -1,10 +1,23 @@
-using Cubby.AppHost;
+// Cubby's dev environment: PostgreSQL for Orleans' membership, a cluster of Cubby silos on it, and the sample web app
+// as a client of the silos. Settings: AppHost:Silos (3), and ConnectionStrings:postgres to use an existing PostgreSQL
+// instead of a throwaway one from the machine's binaries.
+using Microsoft.Extensions.Configuration;
 
-// The dev environment as code: PostgreSQL (when there is one), a cluster of silos on it, and the sample web app wired
-// to the silos. Each starts once the one before it is healthy; Ctrl+C stops them in order.
-return await AppHostCommand.RunAsync(args, static builder =>
-{
-    var postgres = builder.AddPostgres("postgres");
-    var silos = builder.AddSilos("silo", builder.Options.Silos).WithMembership(postgres);
-    builder.AddProject("web", BuiltAssemblies.SampleWeb).WithReference(silos);
-}).ConfigureAwait(false);
+var builder = DistributedApplication.CreateBuilder(args);
+
+IResourceBuilder<IResourceWithConnectionString> postgres = builder.Configuration.GetConnectionString("postgres") is { Length: > 0 }
+    ? builder.AddConnectionString("postgres").WithOrleansProviderType("AdoNet")
+    : builder.AddLocalPostgres("postgres");
+
+var cache = builder.AddCubby("cache", builder.Configuration.GetValue("AppHost:Silos", 3))
+    .WithClusterId("cubby-dev")
+    .WithServiceId("cubby")
+    .WithClustering(postgres);
+
+builder.AddProject<Projects.Cubby_SampleWeb>("web")
+    .WithReference(cache)
+    .WaitFor(cache)
+    .WithHttpEndpoint()
+    .WithHttpHealthCheck("/health");
+
+await builder.Build().RunAsync().ConfigureAwait(false);

@@ -3,8 +3,9 @@ using Cubby.SampleWeb;
 var builder = WebApplication.CreateBuilder(args);
 builder.AddServiceDefaults();
 
-// Silos' gateways come from ConnectionStrings:cubby (the AppHost sets it) or Cubby:Client:Endpoints.
-builder.Services.AddCubbyClient().AddCubbyDistributedCache();
+// ICubbyClient and IDistributedCache on the cluster the AppHost hands over as ConnectionStrings:cache (Cubby.Aspire.Client),
+// with a health check and distributed tracing into the silos.
+builder.AddCubbyClient("cache");
 
 // HybridCache keeps values in this instance's memory and shares them through Cubby, its IDistributedCache.
 builder.Services.AddHybridCache();

@@ -8,7 +8,7 @@ using OpenTelemetry.Logs;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Trace;
 
-namespace Cubby.Tests.AppHost;
+namespace Cubby.Tests.ServiceDefaults;
 
 /// <summary>What <c>AddServiceDefaults</c> registers, by configuration.</summary>
 public sealed class ServiceDefaultsTests

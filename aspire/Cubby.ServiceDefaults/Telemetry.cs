@@ -41,7 +41,7 @@ internal static class Telemetry
         builder.Services.AddOpenTelemetry()
             .ConfigureResource(resource => resource.AddService(serviceName))
             .WithMetrics(metrics => metrics.AddMeter(Meters))
-            .WithTracing(tracing => tracing.AddSource(ActivitySources))
+            .WithTracing(tracing => tracing.AddSource(ActivitySources).SetSampler(new BackgroundCallSampler()))
             .WithLogging(configureBuilder: null, configureOptions: logs =>
             {
                 logs.IncludeFormattedMessage = true;

@@ -104,7 +104,39 @@ public sealed partial class SiloProcess : IDisposable
         gatewayPort = gatewayPort == 0 ? FreePort() : gatewayPort;
         string[] ports = ["--Cubby:RespPort", Text(respPort), "--Cubby:HttpPort", Text(httpPort), "--Cubby:Clustering:SiloPort", Text(siloPort), "--Cubby:Clustering:GatewayPort", Text(gatewayPort)];
         var start = DotnetProcess.StartInfo(SiloAssemblyPath, ["--Cubby:Host", "127.0.0.1", .. ports, .. arguments]);
+        return Launch(start, respPort, httpPort, siloPort, gatewayPort);
+    }
 
+    /// <summary>
+    /// Starts a silo configured by <paramref name="environment"/> alone, as an orchestrator (an Aspire AppHost) starts
+    /// one, on free ports: its RESP and HTTP ports as <c>Cubby__RespPort</c>/<c>Cubby__HttpPort</c>, its Orleans ports as
+    /// <c>Orleans__Endpoints__SiloPort</c>/<c>GatewayPort</c>. No <c>Cubby__</c>, <c>Orleans__</c> or
+    /// <c>ConnectionStrings__</c> variable of the test process reaches it.
+    /// </summary>
+    public static SiloProcess StartWithEnvironment(IReadOnlyDictionary<string, string> environment)
+    {
+        var (resp, http, silo, gateway) = (FreePort(), FreePort(), FreePort(), FreePort());
+        var start = DotnetProcess.StartInfo(SiloAssemblyPath, []);
+        foreach (var inherited in start.Environment.Keys.Where(static name =>
+            name.StartsWith("Cubby__", StringComparison.OrdinalIgnoreCase) || name.StartsWith("Orleans__", StringComparison.OrdinalIgnoreCase) || name.StartsWith("ConnectionStrings__", StringComparison.OrdinalIgnoreCase)).ToList())
+        {
+            start.Environment.Remove(inherited);
+        }
+
+        foreach (var (name, value) in environment)
+        {
+            start.Environment[name] = value;
+        }
+
+        start.Environment["Orleans__Endpoints__SiloPort"] = Text(silo);
+        start.Environment["Orleans__Endpoints__GatewayPort"] = Text(gateway);
+        start.Environment["Cubby__RespPort"] = Text(resp);
+        start.Environment["Cubby__HttpPort"] = Text(http);
+        return Launch(start, resp, http, silo, gateway);
+    }
+
+    private static SiloProcess Launch(ProcessStartInfo start, int respPort, int httpPort, int siloPort, int gatewayPort)
+    {
         var process = new Process { StartInfo = start };
         var silo = new SiloProcess(process, respPort, httpPort, siloPort, gatewayPort);
         process.OutputDataReceived += (_, line) => silo.Append(line.Data);

@@ -1,8 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Net;
-using System.Net.Sockets;
-using System.Text;
 using System.Text.Json;
 using Cubby.Tests.Infrastructure;
 using Npgsql;
@@ -41,9 +38,9 @@ public sealed class AspireOrleansSettingsProcessTests(PostgresServer server) : I
             ["Orleans__EnableDistributedTracing"] = "true",
         };
 
-        using var first = AspireSilo.Start(aspire);
-        using var second = AspireSilo.Start(aspire);
-        AspireSilo[] silos = [first, second];
+        using var first = SiloProcess.StartWithEnvironment(aspire);
+        using var second = SiloProcess.StartWithEnvironment(aspire);
+        SiloProcess[] silos = [first, second];
         await Task.WhenAll(silos.Select(silo => silo.WaitUntilReadyAsync(Deadline)));
 
         await WaitUntilEachListsBothAsync(silos, clusterId, "Postgres");
@@ -64,18 +61,18 @@ public sealed class AspireOrleansSettingsProcessTests(PostgresServer server) : I
             ["Orleans__Clustering__ProviderType"] = "Development",
         };
 
-        using var primary = AspireSilo.Start(aspire);
+        using var primary = SiloProcess.StartWithEnvironment(aspire);
         await primary.WaitUntilReadyAsync(Deadline);
-        using var joiner = AspireSilo.Start(new(aspire) { ["Orleans__Clustering__PrimarySiloEndpoint"] = $"127.0.0.1:{primary.SiloPort}" });
+        using var joiner = SiloProcess.StartWithEnvironment(new Dictionary<string, string>(aspire) { ["Orleans__Clustering__PrimarySiloEndpoint"] = $"127.0.0.1:{primary.SiloPort}" });
         await joiner.WaitUntilReadyAsync(Deadline);
-        AspireSilo[] silos = [primary, joiner];
+        SiloProcess[] silos = [primary, joiner];
 
         await WaitUntilEachListsBothAsync(silos, clusterId, "Development");
         await AssertWrittenThroughOneIsReadThroughTheOtherAsync(primary, joiner);
     }
 
     /// <summary>Polls each silo's <c>/cluster</c> until it reports the cluster id and mode and both silos, active, on the silo ports Aspire gave.</summary>
-    private static async Task WaitUntilEachListsBothAsync(AspireSilo[] silos, string clusterId, string mode)
+    private static async Task WaitUntilEachListsBothAsync(SiloProcess[] silos, string clusterId, string mode)
     {
         using var http = new HttpClient { Timeout = TimeSpan.FromSeconds(5) };
         var expected = silos.Select(silo => $"127.0.0.1:{silo.SiloPort}").Order().ToArray();
@@ -112,7 +109,7 @@ public sealed class AspireOrleansSettingsProcessTests(PostgresServer server) : I
         }
     }
 
-    private static async Task AssertWrittenThroughOneIsReadThroughTheOtherAsync(AspireSilo writer, AspireSilo reader)
+    private static async Task AssertWrittenThroughOneIsReadThroughTheOtherAsync(SiloProcess writer, SiloProcess reader)
     {
         var keys = Enumerable.Range(0, 64).Select(i => $"aspire:{i}").ToArray();
         await using (var client = await RespTestClient.ConnectAsync(writer.RespEndPoint))
@@ -157,133 +154,5 @@ public sealed class AspireOrleansSettingsProcessTests(PostgresServer server) : I
         }
 
         return ports;
-    }
-
-    /// <summary>
-    /// The silo executable with the environment an AppHost gives it and nothing of Cubby's but its RESP and HTTP ports
-    /// (<see cref="SiloProcess"/> passes Cubby's clustering ports on the command line, which this must not).
-    /// </summary>
-    private sealed class AspireSilo : IDisposable
-    {
-        private readonly Process _process;
-        private readonly StringBuilder _output = new();
-
-        private AspireSilo(Process process, int respPort, int httpPort, int siloPort)
-        {
-            _process = process;
-            (RespPort, HttpPort, SiloPort) = (respPort, httpPort, siloPort);
-        }
-
-        public int RespPort { get; }
-
-        public int HttpPort { get; }
-
-        public int SiloPort { get; }
-
-        public IPEndPoint RespEndPoint => new(IPAddress.Loopback, RespPort);
-
-        public bool HasExited => _process.HasExited;
-
-        public static AspireSilo Start(Dictionary<string, string> orleans)
-        {
-            var (resp, http, silo, gateway) = (SiloProcess.FreePort(), SiloProcess.FreePort(), SiloProcess.FreePort(), SiloProcess.FreePort());
-            var start = DotnetProcess.StartInfo(SiloProcess.SiloAssemblyPath, []);
-            foreach (var inherited in start.Environment.Keys.Where(static name =>
-                name.StartsWith("Cubby__", StringComparison.OrdinalIgnoreCase) || name.StartsWith("Orleans__", StringComparison.OrdinalIgnoreCase) || name.StartsWith("ConnectionStrings__", StringComparison.OrdinalIgnoreCase)).ToList())
-            {
-                start.Environment.Remove(inherited);
-            }
-
-            foreach (var (name, value) in orleans)
-            {
-                start.Environment[name] = value;
-            }
-
-            start.Environment["Orleans__Endpoints__SiloPort"] = Text(silo);
-            start.Environment["Orleans__Endpoints__GatewayPort"] = Text(gateway);
-            start.Environment["Cubby__RespPort"] = Text(resp);
-            start.Environment["Cubby__HttpPort"] = Text(http);
-
-            var process = new Process { StartInfo = start };
-            var started = new AspireSilo(process, resp, http, silo);
-            process.OutputDataReceived += (_, line) => started.Append(line.Data);
-            process.ErrorDataReceived += (_, line) => started.Append(line.Data);
-            process.Start();
-            process.StandardInput.Close();
-            process.BeginOutputReadLine();
-            process.BeginErrorReadLine();
-            return started;
-        }
-
-        /// <summary>Polls the RESP port until PING answers PONG; fails, with the silo's output, if it exits or the time runs out.</summary>
-        public async Task WaitUntilReadyAsync(TimeSpan timeout)
-        {
-            var clock = Stopwatch.StartNew();
-            var last = "";
-            while (true)
-            {
-                Assert.False(_process.HasExited, $"The silo exited before it was ready.{Describe()}");
-                try
-                {
-                    using var attempt = new CancellationTokenSource(TimeSpan.FromSeconds(5));
-                    await using var client = await RespTestClient.ConnectAsync(RespEndPoint).WaitAsync(attempt.Token);
-                    var reply = await client.CallAsync("PING").WaitAsync(attempt.Token);
-                    if (reply.AsString() == "PONG")
-                    {
-                        return;
-                    }
-
-                    last = $"PING answered {reply}";
-                }
-                catch (Exception exception) when (exception is SocketException or IOException or TimeoutException or OperationCanceledException)
-                {
-                    last = exception.Message;
-                }
-
-                Assert.True(clock.Elapsed < timeout, $"The silo did not answer PING on port {RespPort} within {timeout} (last: {last}).{Describe()}");
-                await Task.Delay(50);
-            }
-        }
-
-        public string Describe()
-        {
-            lock (_output)
-            {
-                return $"\n--- silo output (RESP port {RespPort}) ---\n{_output}--- end of silo output ---";
-            }
-        }
-
-        public void Dispose()
-        {
-            try
-            {
-                if (!_process.HasExited)
-                {
-                    _process.Kill();
-                    _process.WaitForExit();
-                }
-            }
-            catch (InvalidOperationException)
-            {
-                // It never started or has already been reaped.
-            }
-
-            _process.Dispose();
-        }
-
-        private static string Text(int port) => port.ToString(CultureInfo.InvariantCulture);
-
-        private void Append(string? line)
-        {
-            if (line is null)
-            {
-                return;
-            }
-
-            lock (_output)
-            {
-                _output.Append(line).Append('\n');
-            }
-        }
     }
 }

@@ -56,7 +56,10 @@ public sealed class DashboardBrowserTests(ITestOutputHelper output)
             await SaveAsync(page, "orleans-dashboard-grains.png");
 
             // The sidebar leads to the cache page, where every silo answers and the figures move under load.
+            // The dashboard's script renders its own menu and sets its route once it runs: a click before that (a slow
+            // start on a loaded machine) was undone by the route change, and the cache page never came.
             await page.GotoAsync(dashboard);
+            await page.Locator("#menu a").First.WaitForAsync();
             await page.Locator("#cubby-menu a", new() { HasText = "Cubby cache" }).ClickAsync();
             await page.WaitForURLAsync("**/dashboard/cache/");
             await WaitForAsync(page, cluster, "three silos answering on the cache page", async () => await page.Locator("#silo-rows tr[data-reachable='true']").CountAsync() == 3);

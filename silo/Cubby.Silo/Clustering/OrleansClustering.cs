@@ -51,7 +51,8 @@ internal static class OrleansClustering
 
         // The distributed directory holds a dead silo's range for this long, counted from when it probably failed;
         // Orleans' 30 s default kept a killed silo's shards unreachable for 20 s and more after it was declared dead
-        // (DESIGN §11). A lease as long as detection itself still covers a silo that is declared dead while alive.
+        // (docs/orleans-cluster.md). A lease as long as detection itself still covers a silo that is declared dead
+        // while alive.
         silo.Configure<GrainDirectoryOptions>(directory =>
             directory.RangeLeaseDuration = clustering.ProbeTimeout * (clustering.MissedProbesLimit + 1));
     }

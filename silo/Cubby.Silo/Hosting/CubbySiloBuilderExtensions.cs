@@ -35,8 +35,8 @@ public static class CubbySiloBuilderExtensions
     {
         silo.AddShardGrains(GrainSettingsOf(options), StoreOf(options));
 
-        // Orleans' default directory lost shards that migrated off a stopping silo (DESIGN §11); the distributed one
-        // is marked experimental in Orleans 10.
+        // Orleans' default directory lost shards that migrated off a stopping silo (docs/orleans-cluster.md); the
+        // distributed one is marked experimental in Orleans 10.
 #pragma warning disable ORLEANSEXP003
         silo.AddDistributedGrainDirectory();
 #pragma warning restore ORLEANSEXP003

@@ -5,7 +5,7 @@ namespace Cubby.Silo.Hosting;
 
 /// <summary>
 /// Runs the active expiry cycle over the shards active on this silo: one silo-wide timer rather than a grain timer per
-/// shard, which cost CPU on 1024 idle shards and counted every tick as a grain call (DESIGN §11).
+/// shard, which cost CPU on 1024 idle shards and counted every tick as a grain call (docs/orleans-cluster.md).
 /// </summary>
 internal sealed class ExpiryService(ShardCatalog catalog) : IHostedService, IDisposable
 {

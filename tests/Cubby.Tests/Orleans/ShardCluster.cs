@@ -25,7 +25,8 @@ internal sealed class ShardCluster : IAsyncDisposable
     public static async Task<ShardCluster> StartAsync(short silos, GrainSettings? settings = null, TimeSpan? minimumReminderPeriod = null)
     {
         var builder = new InProcessTestClusterBuilder(silos);
-        // Experimental in Orleans 10, but the default directory lost migrated shards on graceful stop (DESIGN §6).
+        // Experimental in Orleans 10, but the default directory lost migrated shards on graceful stop
+        // (docs/orleans-cluster.md).
 #pragma warning disable ORLEANSEXP003
         builder.Options.UseDistributedGrainDirectory = true;
 #pragma warning restore ORLEANSEXP003

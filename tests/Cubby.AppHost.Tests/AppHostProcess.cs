@@ -6,8 +6,8 @@ using System.Text;
 namespace Cubby.AppHost.Tests;
 
 /// <summary>
-/// The AppHost run as a developer runs it (its built program, with the <c>http</c> launch profile's settings), for what
-/// only a process shows: signals and a taken port. Its environment carries a mark that every process it starts inherits,
+/// The AppHost run as a developer runs it (its built program, with the <c>http</c> launch profile's settings, on free
+/// ports), for what only a process shows: signals. Its environment carries a mark that every process it starts inherits,
 /// so the test finds them all (DCP runs detached, outside the AppHost's process tree).
 /// </summary>
 internal sealed class AppHostProcess : IDisposable
@@ -15,7 +15,7 @@ internal sealed class AppHostProcess : IDisposable
     private readonly Process _process;
     private readonly StringBuilder _output = new();
 
-    private AppHostProcess(int dashboardPort)
+    private AppHostProcess()
     {
         Mark = $"cubby-apphost-test-{Guid.NewGuid():N}";
         var program = Path.Combine(AppContext.BaseDirectory, "Cubby.AppHost.dll");
@@ -29,7 +29,7 @@ internal sealed class AppHostProcess : IDisposable
                 ["CUBBY_APPHOST_TEST_MARK"] = Mark,
                 ["ASPNETCORE_ENVIRONMENT"] = "Development",
                 ["DOTNET_ENVIRONMENT"] = "Development",
-                ["ASPNETCORE_URLS"] = $"http://localhost:{dashboardPort}",
+                ["ASPNETCORE_URLS"] = $"http://localhost:{FreePort()}",
                 ["ASPIRE_DASHBOARD_OTLP_ENDPOINT_URL"] = $"http://localhost:{FreePort()}",
                 ["ASPIRE_RESOURCE_SERVICE_ENDPOINT_URL"] = $"http://localhost:{FreePort()}",
                 ["ASPIRE_ALLOW_UNSECURED_TRANSPORT"] = "true",
@@ -60,7 +60,7 @@ internal sealed class AppHostProcess : IDisposable
         }
     }
 
-    public static AppHostProcess Start(int? dashboardPort = null) => new(dashboardPort ?? FreePort());
+    public static AppHostProcess Start() => new();
 
     /// <summary>A loopback port nobody listens on now.</summary>
     public static int FreePort()

@@ -30,13 +30,7 @@ public sealed class AspireHealthCheckTests
     public async Task It_is_Unhealthy_within_its_timeout_when_nobody_listens_at_the_gateway()
     {
         var port = FreePorts.Next();
-        var builder = CreateBuilder(new Dictionary<string, string?>
-        {
-            ["ConnectionStrings:cache"] = $"Endpoints=127.0.0.1:{port}",
-            ["Aspire:Cubby:Client:HealthCheckTimeout"] = "00:00:01",
-        });
-        builder.AddCubbyClient(ConnectionName);
-        using var app = builder.Build();
+        using var app = BuildAgainstNobody(port, new() { ["Aspire:Cubby:Client:HealthCheckTimeout"] = "00:00:01" });
 
         var clock = Stopwatch.StartNew();
         var report = await CheckAsync(app);
@@ -52,14 +46,11 @@ public sealed class AspireHealthCheckTests
     public async Task It_is_Unhealthy_with_the_failures_message_when_the_client_gives_up_first()
     {
         var port = FreePorts.Next();
-        var builder = CreateBuilder(new Dictionary<string, string?>
+        using var app = BuildAgainstNobody(port, new()
         {
-            ["ConnectionStrings:cache"] = $"Endpoints=127.0.0.1:{port}",
             ["Aspire:Cubby:Client:ConnectTimeout"] = "00:00:00.5",
             ["Aspire:Cubby:Client:HealthCheckTimeout"] = "00:00:20",
         });
-        builder.AddCubbyClient(ConnectionName);
-        using var app = builder.Build();
 
         var clock = Stopwatch.StartNew();
         var report = await CheckAsync(app);
@@ -71,6 +62,15 @@ public sealed class AspireHealthCheckTests
         Assert.Contains($"127.0.0.1:{port}", entry.Description, StringComparison.Ordinal);
         Assert.Contains("Cubby:Client:ConnectTimeout", entry.Description, StringComparison.Ordinal);
         Assert.True(clock.Elapsed < TestDeadlines.Call, $"took {clock.Elapsed}");
+    }
+
+    /// <summary>An app whose connection string names a gateway at <paramref name="port"/>, where nobody listens.</summary>
+    private static IHost BuildAgainstNobody(int port, Dictionary<string, string?> settings)
+    {
+        settings["ConnectionStrings:cache"] = $"Endpoints=127.0.0.1:{port}";
+        var builder = CreateBuilder(settings);
+        builder.AddCubbyClient(ConnectionName);
+        return builder.Build();
     }
 
     private static Task<HealthReport> CheckAsync(IHost app) =>

@@ -24,7 +24,7 @@ internal sealed partial class ShardGrain(
     ShardCatalog catalog,
     ShardHomes homes,
     ILogger<ShardGrain> logger,
-    IShardCommandExecutor? commands = null) : Grain, IShardGrain, IGrainMigrationParticipant, IRemindable
+    IShardCommandExecutor? commands = null) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable
 {
     /// <summary>The grain type's name, stable across versions: the directory and reminders know shards by it.</summary>
     public const string GrainTypeName = "cubby-shard";

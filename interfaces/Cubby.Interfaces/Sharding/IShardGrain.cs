@@ -1,4 +1,3 @@
-using Cubby.Resp;
 using Orleans;
 using Orleans.Concurrency;
 
@@ -15,17 +14,6 @@ namespace Cubby.Sharding;
 /// </summary>
 public interface IShardGrain : IGrainWithIntegerKey
 {
-    /// <summary>
-    /// Runs a RESP command whose keys all belong to this shard and returns its reply, encoded for
-    /// <paramref name="protocol"/>: the RESP front door of any silo sends a command here when the shard is not active on
-    /// that silo, so every silo answers every key with the same bytes Redis would.
-    /// </summary>
-    /// <param name="command">The command as a RESP array of bulk strings.</param>
-    /// <param name="protocol">The protocol of the client connection the reply goes back to.</param>
-    /// <returns>One whole RESP reply.</returns>
-    [return: Immutable]
-    ValueTask<byte[]> Execute([Immutable] byte[] command, RespVersion protocol);
-
     /// <summary>Reads an entry and, when <paramref name="slide"/> is set, renews its sliding expiry in the same turn.</summary>
     /// <param name="key">The key.</param>
     /// <param name="slide">Whether the read renews a sliding expiry.</param>

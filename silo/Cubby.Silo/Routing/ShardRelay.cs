@@ -1,4 +1,5 @@
 using System.Buffers;
+using Cubby.Grains;
 using Cubby.Resp;
 using Cubby.Sharding;
 using Cubby.Silo.Commands;
@@ -8,7 +9,7 @@ namespace Cubby.Silo.Routing;
 
 /// <summary>
 /// Reaches a shard through Orleans when it is not active on this silo (or is moving): the command travels as its RESP
-/// frame to <see cref="IShardGrain.Execute"/> and its reply comes back encoded in the client's protocol. A call that
+/// frame to <see cref="IShardCommands.Execute"/> and its reply comes back encoded in the client's protocol. A call that
 /// finds the shard's silo gone, stopping or unreachable is tried again until <c>Cubby:Clustering:CallTimeout</c>
 /// (<see cref="ShardCallRetry"/>).
 /// </summary>
@@ -49,7 +50,7 @@ internal static class ShardRelay
         silo.Statistics.Relayed();
         try
         {
-            return await CallAsync(silo, grains => grains.GetGrain<IShardGrain>(slot).Execute(frame, protocol).AsTask()).ConfigureAwait(false);
+            return await CallAsync(silo, grains => grains.GetGrain<IShardCommands>(slot).Execute(frame, protocol).AsTask()).ConfigureAwait(false);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {

@@ -4,8 +4,11 @@ namespace Cubby.Text;
 /// Redis's glob-style patterns for KEYS and SCAN MATCH: <c>*</c>, <c>?</c>, <c>[abc]</c>, <c>[^a]</c>, <c>[a-z]</c>
 /// and <c>\</c> escapes, matched against raw key bytes.
 /// </summary>
-internal static class GlobPattern
+public static class GlobPattern
 {
+    /// <summary>Whether <paramref name="text"/> matches <paramref name="pattern"/>, byte by byte.</summary>
+    /// <param name="pattern">The glob pattern.</param>
+    /// <param name="text">The key to test.</param>
     public static bool IsMatch(ReadOnlySpan<byte> pattern, ReadOnlySpan<byte> text)
     {
         // Iterative with one backtrack point for the last '*', so hostile patterns cannot blow up exponentially.

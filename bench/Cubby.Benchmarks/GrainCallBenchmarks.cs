@@ -15,7 +15,7 @@ namespace Cubby.Benchmarks;
 /// (<see cref="DispatchBenchmarks"/>): a typed <see cref="IShardGrain.Get"/> from outside any grain, on a one-silo
 /// Orleans host in this process with Cubby's grains (<c>siloBuilder.AddCubby()</c>). The call stays on the silo, so
 /// this is Orleans' local call path (no socket); a call to another silo adds a network round trip on top. The RESP
-/// relay (<see cref="Grains.IShardCommands.Execute"/>) is the same call carrying the frame, plus the dispatch
+/// relay (<see cref="Grains.IShardCommands.Run"/>) is the same call carrying the parsed arguments, plus the dispatch
 /// <see cref="DispatchBenchmarks"/> measures; the load harness measures it end to end.
 /// </summary>
 [MemoryDiagnoser]

@@ -1,5 +1,6 @@
 using System.Buffers;
 using Cubby.Diagnostics;
+using Cubby.Grains.Commands;
 using Cubby.Grains.Placement;
 using Cubby.Grains.Storage;
 using Cubby.Resp;
@@ -24,7 +25,7 @@ internal sealed partial class ShardGrain(
     ShardCatalog catalog,
     ShardHomes homes,
     ILogger<ShardGrain> logger,
-    IShardCommandExecutor? commands = null) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable
+    RelayedCommandRunner commands) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable
 {
     /// <summary>The grain type's name, stable across versions: the directory and reminders know shards by it.</summary>
     public const string GrainTypeName = "cubby-shard";
@@ -134,10 +135,7 @@ internal sealed partial class ShardGrain(
         return Task.CompletedTask;
     }
 
-    public ValueTask<byte[]> Execute(byte[] command, RespVersion protocol) =>
-        commands is null
-            ? throw new NotSupportedException("This silo hosts Cubby's shard grains without the RESP command layer, so it cannot run RESP commands.")
-            : ValueTask.FromResult(commands.Execute(Entries, command, protocol));
+    public ValueTask<RelayedReply> Run(RelayedCommand command) => ValueTask.FromResult(commands.Run(Entries, command));
 
     public ValueTask<ShardEntry?> Get(byte[] key, bool slide)
     {

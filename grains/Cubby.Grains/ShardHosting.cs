@@ -1,3 +1,4 @@
+using Cubby.Grains.Commands;
 using Cubby.Grains.Placement;
 using Cubby.Grains.Storage;
 using Microsoft.Extensions.DependencyInjection;
@@ -24,6 +25,7 @@ internal static class ShardHosting
     {
         silo.Services.TryAddSingleton(TimeProvider.System);
         silo.Services.AddSingleton(services => new ShardCatalog(settings, services.GetKeyedService<TimeProvider>(EntryClockKey) ?? services.GetRequiredService<TimeProvider>(), stores));
+        silo.Services.AddSingleton(services => new RelayedCommandRunner(services.GetRequiredService<ShardCatalog>(), services.GetService<RespEndpointSource>()));
         silo.Services.AddSingleton<ShardHomes>();
         silo.AddGrainService<ShardHomeService>();
         silo.Services.AddSingleton<ShardHomeServices>();

@@ -84,7 +84,7 @@ public sealed class RespRequest : IDisposable
     }
 
     /// <summary>Empties the request before a parse, giving back buffers that one big command made large.</summary>
-    internal void Reset()
+    public void Reset()
     {
         Clear();
         if (_data.Length > RetainedDataBytes)

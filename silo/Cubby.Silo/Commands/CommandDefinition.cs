@@ -1,3 +1,4 @@
+using Cubby.Grains.Commands;
 using Cubby.Silo.Routing;
 
 namespace Cubby.Silo.Commands;
@@ -5,7 +6,7 @@ namespace Cubby.Silo.Commands;
 /// <summary>A command the silo serves, with what COMMAND reports about it.</summary>
 /// <param name="Name">The lower-case name.</param>
 /// <param name="Arity">Redis's convention: N means exactly N arguments with the name; -N means at least N.</param>
-/// <param name="Handler">The code that runs it.</param>
+/// <param name="Handler">The code that runs it on a connection; for a command on keys, its handler run with no shard entered (its argument errors, OBJECT HELP).</param>
 /// <param name="Flags">Redis's command flags (write, readonly, fast, ...).</param>
 /// <param name="FirstKey">The index of the first key argument, 0 when none.</param>
 /// <param name="LastKey">The index of the last key argument; -1 for the last argument.</param>
@@ -21,18 +22,18 @@ internal sealed record CommandDefinition(string Name, int Arity, CommandHandler 
     /// <summary>Whether it reads or writes every shard (SCAN, KEYS, DBSIZE, FLUSHALL): a transaction holding it holds them all.</summary>
     public bool WholeKeyspace { get; init; }
 
-    /// <summary>How the replies of its shares are merged when its keys are in shards on several silos.</summary>
-    public ReplyMerge Merge { get; init; }
-
-    /// <summary>
-    /// How it runs atomically when its shards are not all active here (RENAME, COPY, LCS): it holds them as EXEC does and
-    /// works through their grains. Without it such a command is split by <see cref="Merge"/>. The request's buffers
-    /// belong to the connection again once the operation first awaits.
-    /// </summary>
-    public HeldCommandHandler? RunHeld { get; init; }
+    /// <summary>The command on keys this is, which <see cref="KeyRouter"/> runs in its shards' turns; null for the silo's own commands.</summary>
+    public KeyCommand? Keyed { get; init; }
 
     /// <summary>The command's position in its <see cref="CommandTable"/>, which indexes its metrics.</summary>
     public int Index { get; init; }
 
     public bool AcceptsArgumentCount(int count) => Arity >= 0 ? count == Arity : count >= -Arity;
+
+    /// <summary>The silo's entry for a command on keys.</summary>
+    public static CommandDefinition For(KeyCommand command) =>
+        new(command.Name, command.Arity, (session, request) => command.Handler(session.Context, request), command.Flags, command.FirstKey, command.LastKey, command.KeyStep)
+        {
+            Keyed = command,
+        };
 }

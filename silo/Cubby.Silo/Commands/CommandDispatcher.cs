@@ -1,3 +1,4 @@
+using Cubby.Grains.Commands;
 using System.Diagnostics;
 using System.Text;
 using Cubby.Resp;
@@ -55,11 +56,11 @@ internal static class CommandDispatcher
         {
             session.LastCommand = command.Name;
             // A command whose key is optional (OBJECT HELP) runs without routing when it has none.
-            if (command.FirstKey > 0 && request.Count > command.FirstKey)
+            if (command.Keyed is { } keyed && request.Count > keyed.FirstKey)
             {
                 try
                 {
-                    KeyRouter.Execute(session, command, request);
+                    KeyRouter.Execute(session, command, keyed, request);
                 }
                 catch (WrongTypeException)
                 {

@@ -5,6 +5,3 @@ namespace Cubby.Silo.Commands;
 
 /// <summary>Runs one command: reads its arguments from the request and writes exactly one reply.</summary>
 internal delegate void CommandHandler(ClientSession session, RespRequest request);
-
-/// <summary>Runs one command that finishes later (see <see cref="CommandDefinition.RunHeld"/>) and writes its one reply.</summary>
-internal delegate ValueTask HeldCommandHandler(ClientSession session, RespRequest request);

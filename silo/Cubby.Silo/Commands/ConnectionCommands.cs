@@ -1,3 +1,4 @@
+using Cubby.Grains.Commands;
 using System.Security.Cryptography;
 using System.Text;
 using Cubby.Resp;
@@ -37,7 +38,7 @@ internal static class ConnectionCommands
 
     public static void Select(ClientSession session, RespRequest request)
     {
-        if (!Arguments.TryInt64(session, request[1], out var index))
+        if (!Arguments.TryInt64(session.Context, request[1], out var index))
         {
             return;
         }
@@ -152,14 +153,14 @@ internal static class ConnectionCommands
         var writer = session.Writer;
         if (Arguments.Is(subcommand, "ID"))
         {
-            if (Arguments.CheckArity(session, request, 2, "client|id"))
+            if (Arguments.CheckArity(session.Context, request, 2, "client|id"))
             {
                 writer.WriteInteger(session.Id);
             }
         }
         else if (Arguments.Is(subcommand, "GETNAME"))
         {
-            if (!Arguments.CheckArity(session, request, 2, "client|getname"))
+            if (!Arguments.CheckArity(session.Context, request, 2, "client|getname"))
             {
                 return;
             }
@@ -175,7 +176,7 @@ internal static class ConnectionCommands
         }
         else if (Arguments.Is(subcommand, "SETNAME"))
         {
-            if (Arguments.CheckArity(session, request, 3, "client|setname") && TryReadClientName(session, request[2], out var name))
+            if (Arguments.CheckArity(session.Context, request, 3, "client|setname") && TryReadClientName(session, request[2], out var name))
             {
                 session.Name = name;
                 writer.WriteOk();
@@ -183,14 +184,14 @@ internal static class ConnectionCommands
         }
         else if (Arguments.Is(subcommand, "SETINFO"))
         {
-            if (Arguments.CheckArity(session, request, 4, "client|setinfo"))
+            if (Arguments.CheckArity(session.Context, request, 4, "client|setinfo"))
             {
                 SetInfo(session, request[2], request[3]);
             }
         }
         else if (Arguments.Is(subcommand, "INFO"))
         {
-            if (Arguments.CheckArity(session, request, 2, "client|info"))
+            if (Arguments.CheckArity(session.Context, request, 2, "client|info"))
             {
                 writer.WriteVerbatimString("txt"u8, Encoding.UTF8.GetBytes(Describe(session) + "\n"));
             }

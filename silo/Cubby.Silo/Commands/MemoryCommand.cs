@@ -1,3 +1,4 @@
+using Cubby.Grains.Commands;
 using System.Runtime;
 using Cubby.Grains.Storage;
 using Cubby.Resp;
@@ -27,7 +28,7 @@ internal static class MemoryCommand
         }
         else if (Arguments.Is(subcommand, "PURGE"))
         {
-            if (Arguments.CheckArity(session, request, 2, "memory|purge"))
+            if (Arguments.CheckArity(session.Context, request, 2, "memory|purge"))
             {
                 // Blocks the silo for one full compacting collection, as Redis's purge blocks it for the allocator's.
                 // The blocks kept for reuse go first: they sit among freed ones and would keep whole regions of the

@@ -1,3 +1,4 @@
+using Cubby.Grains.Commands;
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;
@@ -31,7 +32,7 @@ internal static class ServerCommands
         var subcommand = request[1];
         if (Arguments.Is(subcommand, "COUNT"))
         {
-            if (Arguments.CheckArity(session, request, 2, "command|count"))
+            if (Arguments.CheckArity(session.Context, request, 2, "command|count"))
             {
                 writer.WriteInteger(table.All.Count);
             }
@@ -67,7 +68,7 @@ internal static class ServerCommands
         var subcommand = request[1];
         if (Arguments.Is(subcommand, "GET"))
         {
-            if (!Arguments.CheckArity(session, request, -3, "config|get"))
+            if (!Arguments.CheckArity(session.Context, request, -3, "config|get"))
             {
                 return;
             }
@@ -110,7 +111,7 @@ internal static class ServerCommands
         }
         else if (Arguments.Is(subcommand, "SET"))
         {
-            if (!Arguments.CheckArity(session, request, -4, "config|set"))
+            if (!Arguments.CheckArity(session.Context, request, -4, "config|set"))
             {
                 return;
             }
@@ -119,7 +120,7 @@ internal static class ServerCommands
         }
         else if (Arguments.Is(subcommand, "RESETSTAT"))
         {
-            if (Arguments.CheckArity(session, request, 2, "config|resetstat"))
+            if (Arguments.CheckArity(session.Context, request, 2, "config|resetstat"))
             {
                 session.Writer.WriteOk();
             }

@@ -44,7 +44,7 @@ public static class SiloHostingExtensions
 
         builder.Services.AddSingleton<SiloRuntime>();
         builder.Services.AddSingleton<SiloEndpoints>();
-        builder.Services.AddSingleton<IShardCommandExecutor, ShardCommandExecutor>();
+        builder.Services.AddSingleton(static services => services.GetRequiredService<SiloRuntime>().RespEndpointSource);
         builder.Services.AddHealthChecks();
         builder.Services.AddMetrics();
         builder.Services.AddSingleton<CubbyMeter>();

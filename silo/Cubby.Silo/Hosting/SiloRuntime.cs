@@ -1,5 +1,6 @@
 using Cubby.Grains;
 using Cubby.Grains.Capacity;
+using Cubby.Grains.Commands;
 using Cubby.Silo.Clustering;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
@@ -79,4 +80,9 @@ internal sealed class SiloRuntime(
 
     /// <summary>Where clients reach this silo's RESP front door, <c>host:port</c>, as other silos report it.</summary>
     public string RespEndpoint => $"{OrleansClustering.AdvertisedAddress(Options)}:{Endpoints.Resp.Port}";
+
+    /// <summary><see cref="RespEndpoint"/> for CUBBY.OWNER, which the shards' grains answer too.</summary>
+    public RespEndpointSource RespEndpointSource => _respEndpointSource ??= new RespEndpointSource(() => RespEndpoint);
+
+    private RespEndpointSource? _respEndpointSource;
 }

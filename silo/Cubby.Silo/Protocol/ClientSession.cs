@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Diagnostics;
 using System.IO.Pipelines;
+using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
@@ -11,8 +12,6 @@ namespace Cubby.Silo.Protocol;
 /// <summary>One client connection's state: protocol version, authentication, name, and its reply writer.</summary>
 internal sealed class ClientSession
 {
-    private long _hits;
-    private long _misses;
     private ValueTask? _pending;
     private PipeReader? _input;
     private readonly CommandTally _tally;
@@ -24,7 +23,7 @@ internal sealed class ClientSession
     public ClientSession(SiloRuntime silo, IBufferWriter<byte> output, string remoteEndPoint)
     {
         Silo = silo;
-        Writer = new RespWriter(output);
+        Context = new CommandContext(silo.Catalog, output, silo.RespEndpointSource);
         Id = silo.Clients.NextId();
         RemoteEndPoint = remoteEndPoint;
         IsAuthenticated = silo.Options.Password is null;
@@ -36,15 +35,13 @@ internal sealed class ClientSession
 
     public SiloRuntime Silo { get; }
 
-    public RespWriter Writer { get; private set; }
+    /// <summary>What this connection's commands on keys run with: the shards the router entered, and the reply writer.</summary>
+    public CommandContext Context { get; }
+
+    public RespWriter Writer => Context.Writer;
 
     /// <summary>Sends replies to <paramref name="writer"/> until swapped back; returns the writer in use before.</summary>
-    public RespWriter SwapWriter(RespWriter writer)
-    {
-        var previous = Writer;
-        Writer = writer;
-        return previous;
-    }
+    public RespWriter SwapWriter(RespWriter writer) => Context.SwapWriter(writer);
 
     public string RemoteEndPoint { get; }
 
@@ -73,9 +70,6 @@ internal sealed class ClientSession
 
     /// <summary>When this connection last ran commands.</summary>
     public DateTimeOffset LastActivity { get; private set; }
-
-    /// <summary>A buffer for a reply that must be held back until a command knows its outcome (SET ... GET).</summary>
-    public ArrayBufferWriter<byte> Scratch { get; } = new();
 
     /// <summary>
     /// Hands the connection a command that finishes later (a command relayed to a shard on another silo, or moving): the connection
@@ -151,10 +145,6 @@ internal sealed class ClientSession
         _input?.CancelPendingRead();
     }
 
-    public void Hit() => _hits++;
-
-    public void Miss() => _misses++;
-
     /// <summary>Counts one finished command in this session's tally (published with the batch).</summary>
     public void RecordCommand(int command, bool failed, long elapsedTicks)
     {
@@ -196,29 +186,11 @@ internal sealed class ClientSession
     {
         LastActivity = Silo.Time.GetUtcNow();
         Silo.Statistics.AddCommands(commands);
-        Silo.Statistics.AddLookups(_hits, _misses);
+        var (hits, misses) = Context.TakeLookups();
+        Silo.Statistics.AddLookups(hits, misses);
         Silo.Metrics.Publish(_tally);
-        _hits = 0;
-        _misses = 0;
     }
 
-    /// <summary>
-    /// Checks a key argument; on failure writes the error reply and returns false, so a handler just returns.
-    /// </summary>
-    public bool CheckKey(ReadOnlySpan<byte> key)
-    {
-        if (key.IsEmpty)
-        {
-            Writer.WriteError(ErrorText.EmptyKey);
-            return false;
-        }
-
-        if (key.Length > Silo.Options.MaxKeyBytes)
-        {
-            Writer.WriteError(ErrorText.KeyTooLong(key.Length, Silo.Options.MaxKeyBytes));
-            return false;
-        }
-
-        return true;
-    }
+    /// <summary>Checks a key argument; on failure writes the error reply and returns false, so a handler just returns.</summary>
+    public bool CheckKey(ReadOnlySpan<byte> key) => Context.CheckKey(key);
 }

@@ -1,3 +1,4 @@
+using Cubby.Grains.Commands;
 using Cubby.Grains;
 using Cubby.Grains.Storage;
 using Cubby.Sharding;

@@ -1,11 +1,13 @@
+using Cubby.Grains.Commands;
 using Cubby.Resp;
-using Cubby.Silo.Commands;
 
 namespace Cubby.Silo.Routing;
 
 /// <summary>The one reply of a split multi-key command, assembled from its shares' replies as they come.</summary>
 internal sealed class MergedReply(ReplyMerge merge, int keyCount)
 {
+    private const string Unexpected = "ERR internal error: a shard answered a share of a multi-key command with an unexpected reply";
+
     private readonly byte[]?[] _elements = new byte[keyCount][];
     private long _sum;
 
@@ -14,8 +16,11 @@ internal sealed class MergedReply(ReplyMerge merge, int keyCount)
 
     public void Fail(string error) => Error ??= error;
 
-    /// <summary>Adds a share's reply; <paramref name="positions"/> are its keys' positions, in the share's order.</summary>
-    public void Add(ReadOnlySpan<byte> reply, List<int> positions)
+    /// <summary>
+    /// Adds a share's reply; <paramref name="positions"/> are its keys' positions, in the share's order, and
+    /// <paramref name="boundaries"/> where a per-key array reply's header and elements end.
+    /// </summary>
+    public void Add(ReadOnlySpan<byte> reply, ReadOnlySpan<int> boundaries, List<int> positions)
     {
         if (RawReplies.IsError(reply))
         {
@@ -31,22 +36,15 @@ internal sealed class MergedReply(ReplyMerge merge, int keyCount)
             case ReplyMerge.AllOk or ReplyMerge.None when reply.SequenceEqual("+OK\r\n"u8) || merge == ReplyMerge.None:
                 _elements[0] ??= reply.ToArray();
                 break;
-            case ReplyMerge.ByKey:
-                var elements = new List<ReadOnlyMemory<byte>>(positions.Count);
-                if (!RawReplies.TrySplitArray(reply.ToArray(), elements) || elements.Count != positions.Count)
-                {
-                    Fail("ERR internal error: a shard answered a share of a multi-key command with an unexpected reply");
-                    return;
-                }
-
+            case ReplyMerge.ByKey when boundaries.Length == positions.Count + 1:
                 for (var i = 0; i < positions.Count; i++)
                 {
-                    _elements[positions[i]] = elements[i].ToArray();
+                    _elements[positions[i]] = reply[boundaries[i]..boundaries[i + 1]].ToArray();
                 }
 
                 break;
             default:
-                Fail("ERR internal error: a shard answered a share of a multi-key command with an unexpected reply");
+                Fail(Unexpected);
                 break;
         }
     }

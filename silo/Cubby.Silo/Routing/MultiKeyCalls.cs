@@ -1,4 +1,5 @@
 using System.Buffers;
+using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Sharding;
 using Cubby.Silo.Commands;
@@ -13,7 +14,7 @@ namespace Cubby.Silo.Routing;
 /// </summary>
 internal static class MultiKeyCalls
 {
-    public static async ValueTask RunAsync(ClientSession session, CommandDefinition command, RespRequest request)
+    public static async ValueTask RunAsync(ClientSession session, KeyCommand command, RespRequest request)
     {
         var silo = session.Silo;
         var keys = KeyArguments.Of(command, request.Count);
@@ -26,20 +27,21 @@ internal static class MultiKeyCalls
 
         var width = Math.Max(command.KeyStep, 1);
         var merged = new MergedReply(command.Merge, keys.Count);
-        var relayed = new List<(Task<byte[]> Reply, List<int> Share)>();
+        var relayed = new List<(Task<RelayedReply> Reply, List<int> Share)>();
         foreach (var (slot, share) in shares)
         {
             using var part = Share(request, keys, share, width);
             if (!TryRunShareHere(session, command, part, slot, merged, share))
             {
-                // Framed now: the request's buffers belong to the connection again once this method first awaits.
-                relayed.Add((ShardRelay.ExecuteAsync(silo, slot, ShardRelay.Frame(part), session.Writer.Version), share));
+                // Copied now: the request's buffers belong to the connection again once this method first awaits.
+                relayed.Add((ShardRelay.RunAsync(silo, slot, ShardRelay.Command(part, session.Writer.Version)), share));
             }
         }
 
-        foreach (var (reply, share) in relayed)
+        foreach (var (pending, share) in relayed)
         {
-            merged.Add(await reply.ConfigureAwait(false), share);
+            var reply = await pending.ConfigureAwait(false);
+            merged.Add(reply.Reply, reply.Boundaries, share);
         }
 
         await session.ReplyTurnAsync().ConfigureAwait(false);
@@ -50,7 +52,7 @@ internal static class MultiKeyCalls
     /// MSETNX: relayed whole when its keys share one shard; otherwise run here once every shard is active here (asking
     /// each absent one to activate, which places it here when this silo is its home), else refused with CROSSSLOT.
     /// </summary>
-    private static async ValueTask RunWholeAsync(ClientSession session, CommandDefinition command, RespRequest request, SortedDictionary<int, List<int>> shares)
+    private static async ValueTask RunWholeAsync(ClientSession session, KeyCommand command, RespRequest request, SortedDictionary<int, List<int>> shares)
     {
         var silo = session.Silo;
         if (shares.Count == 1)
@@ -73,35 +75,42 @@ internal static class MultiKeyCalls
         }
 
         await session.ReplyTurnAsync().ConfigureAwait(false);
-        if (!KeyRouter.TryRunHere(session, command, copy))
+        if (KeyCommandRunner.TryRunHere(silo.Catalog, command, session.Context, copy, out var firstSlot))
+        {
+            silo.Metrics.CountSlot(firstSlot);
+        }
+        else
         {
             session.Writer.WriteError(ErrorText.CrossShard);
         }
     }
 
     /// <summary>Runs one share in its shard's turn if the shard is active here; false when it must be relayed.</summary>
-    private static bool TryRunShareHere(ClientSession session, CommandDefinition command, RespRequest part, int slot, MergedReply merged, List<int> share)
+    private static bool TryRunShareHere(ClientSession session, KeyCommand command, RespRequest part, int slot, MergedReply merged, List<int> share)
     {
-        if (session.Silo.Catalog.Find(slot) is not { } shard || !shard.TryEnterTurn())
-        {
-            return false;
-        }
-
+        var context = session.Context;
         var captured = new ArrayBufferWriter<byte>();
-        var previous = session.SwapWriter(new RespWriter(captured, session.Writer.Version));
+        var boundaries = new List<int>();
+        var previous = context.SwapWriter(new RespWriter(captured, context.Writer.Version));
+        context.TrackBoundaries(captured, boundaries);
+        bool ran;
         try
         {
-            session.Silo.Metrics.CountSlot(slot);
-            command.Handler(session, part);
+            ran = KeyCommandRunner.TryRunHere(session.Silo.Catalog, slot, command, context, part);
         }
         finally
         {
-            session.SwapWriter(previous);
-            shard.ExitTurn();
+            context.StopTrackingBoundaries();
+            context.SwapWriter(previous);
         }
 
-        merged.Add(captured.WrittenSpan, share);
-        return true;
+        if (ran)
+        {
+            session.Silo.Metrics.CountSlot(slot);
+            merged.Add(captured.WrittenSpan, boundaries.ToArray(), share);
+        }
+
+        return ran;
     }
 
     /// <summary>The positions (in <paramref name="keys"/>) of each shard's keys, by shard.</summary>

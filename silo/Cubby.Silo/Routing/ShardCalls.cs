@@ -8,8 +8,9 @@ internal static class ShardCalls
 {
     public static async ValueTask RunAsync(ClientSession session, RespRequest request, int slot)
     {
-        var reply = await ShardRelay.ExecuteAsync(session.Silo, slot, ShardRelay.Frame(request), session.Writer.Version).ConfigureAwait(false);
+        // Copied now: the request's buffers belong to the connection again once this method first awaits.
+        var reply = await ShardRelay.RunAsync(session.Silo, slot, ShardRelay.Command(request, session.Writer.Version)).ConfigureAwait(false);
         await session.ReplyTurnAsync().ConfigureAwait(false);
-        session.Writer.WriteRelayedReply(reply);
+        session.Writer.WriteRelayedReply(reply.Reply);
     }
 }

@@ -1,3 +1,4 @@
+using Cubby.Grains.Commands;
 using Cubby.Sharding;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Hosting;
@@ -88,12 +89,12 @@ internal static class TransactionRunner
                 return [.. Enumerable.Range(0, silo.Catalog.SlotCount)];
             }
 
-            if (command.FirstKey == 0)
+            if (command.Keyed is not { } keyed)
             {
                 continue;
             }
 
-            foreach (var index in KeyArguments.Of(command, request.Count))
+            foreach (var index in KeyArguments.Of(keyed, request.Count))
             {
                 slots.Add(silo.Catalog.ShardMap.SlotOf(request[index]));
             }

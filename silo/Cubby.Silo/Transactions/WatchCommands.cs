@@ -1,3 +1,4 @@
+using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Sharding;
 using Cubby.Silo.Commands;

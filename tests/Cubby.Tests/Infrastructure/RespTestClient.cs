@@ -88,6 +88,35 @@ public sealed class RespTestClient : IAsyncDisposable
         }
     }
 
+    /// <summary>Sends one command and reads its reply's bytes exactly as the silo wrote them.</summary>
+    public async Task<byte[]> CallRawAsync(params object[] arguments)
+    {
+        await SendAsync(arguments);
+        using var timeout = new CancellationTokenSource(ReplyTimeout);
+        while (true)
+        {
+            var read = await _reader.ReadAsync(timeout.Token);
+            var status = RespReplyReader.TrySkip(read.Buffer, RespLimits.Default, out var end, out var error);
+            if (status == RespParseStatus.Complete)
+            {
+                var bytes = read.Buffer.Slice(0, end).ToArray();
+                _reader.AdvanceTo(end);
+                return bytes;
+            }
+
+            if (status == RespParseStatus.Error)
+            {
+                throw new InvalidDataException(error);
+            }
+
+            _reader.AdvanceTo(read.Buffer.Start, read.Buffer.End);
+            if (read.IsCompleted)
+            {
+                throw new EndOfStreamException("The silo closed the connection.");
+            }
+        }
+    }
+
     /// <summary>True when the silo has closed the connection (a read returns end of stream).</summary>
     public async Task<bool> IsClosedByServerAsync()
     {

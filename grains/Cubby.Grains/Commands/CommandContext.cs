@@ -1,0 +1,140 @@
+using System.Buffers;
+using Cubby.Resp;
+using Cubby.Sharding;
+
+namespace Cubby.Grains.Commands;
+
+/// <summary>
+/// What a command on keys runs against, handed to its handler by whoever routed it: the shards of its keys, already
+/// entered (by a silo's RESP front door on the connection's thread, or by the shard's grain running a relayed command),
+/// and the writer its one reply goes to. A handler never looks a shard up or takes a turn itself: the same handler
+/// runs unchanged wherever its shard is.
+/// </summary>
+internal sealed class CommandContext
+{
+    private readonly ShardCatalog _catalog;
+    private readonly RespEndpointSource? _respEndpoint;
+    private Shard? _shard;
+    private Shard?[] _shardsByArgument = [];
+    private List<int>? _boundaries;
+    private ArrayBufferWriter<byte>? _captured;
+
+    /// <param name="catalog">The shards this silo holds, their settings and their clock.</param>
+    /// <param name="output">Where replies are written.</param>
+    /// <param name="respEndpoint">Where clients reach this silo's RESP front door; null on a silo without one.</param>
+    public CommandContext(ShardCatalog catalog, IBufferWriter<byte> output, RespEndpointSource? respEndpoint = null)
+    {
+        _catalog = catalog;
+        _respEndpoint = respEndpoint;
+        Writer = new RespWriter(output);
+    }
+
+    public RespWriter Writer { get; private set; }
+
+    /// <summary>A buffer for a reply that must be held back until a command knows its outcome (SET ... GET).</summary>
+    public ArrayBufferWriter<byte> Scratch { get; } = new();
+
+    /// <summary>Where clients reach this silo's RESP front door (<c>host:port</c>); null on a silo that has none.</summary>
+    public string? RespEndpoint => _respEndpoint?.Endpoint;
+
+    /// <summary>Reads that found their key since <see cref="TakeLookups"/>.</summary>
+    public long Hits { get; private set; }
+
+    /// <summary>Reads that did not find their key since <see cref="TakeLookups"/>.</summary>
+    public long Misses { get; private set; }
+
+    public ShardMap ShardMap => _catalog.ShardMap;
+
+    public ShardCatalog Catalog => _catalog;
+
+    public int MaxValueBytes => _catalog.Settings.MaxValueBytes;
+
+    public long NowMilliseconds => _catalog.Time.GetUtcNow().ToUnixTimeMilliseconds();
+
+    /// <summary>The entered shard of a command whose keys are all in one shard.</summary>
+    public Shard Shard => _shard ?? throw new InvalidOperationException("The command's keys span several shards: use ShardAt.");
+
+    /// <summary>The entered shard of the key at argument <paramref name="argument"/>.</summary>
+    public Shard ShardAt(int argument) =>
+        _shard ?? _shardsByArgument[argument] ?? throw new InvalidOperationException($"No shard was entered for argument {argument}.");
+
+    /// <summary>Sends replies to <paramref name="writer"/> until swapped back; returns the writer in use before.</summary>
+    public RespWriter SwapWriter(RespWriter writer)
+    {
+        var previous = Writer;
+        Writer = writer;
+        return previous;
+    }
+
+    /// <summary>Runs the next command on <paramref name="shard"/>, whose turn the caller holds, for every one of its keys.</summary>
+    public void Enter(Shard shard) => _shard = shard;
+
+    /// <summary>Runs the next command with the key at <paramref name="argument"/> on <paramref name="shard"/>, whose turn the caller holds.</summary>
+    public void EnterAt(int argument, int argumentCount, Shard shard)
+    {
+        if (_shardsByArgument.Length < argumentCount)
+        {
+            _shardsByArgument = new Shard?[Math.Max(argumentCount, 2 * _shardsByArgument.Length)];
+        }
+
+        _shardsByArgument[argument] = shard;
+    }
+
+    /// <summary>Forgets the entered shards once the command ran (the caller then releases their turns).</summary>
+    public void Leave()
+    {
+        _shard = null;
+        Array.Clear(_shardsByArgument);
+    }
+
+    /// <summary>
+    /// Notes in <paramref name="boundaries"/> where the parts of a per-key array reply end in <paramref name="output"/>,
+    /// which the current writer writes to (<see cref="MarkBoundary"/>), so that the replies of a split command's shares
+    /// are merged without parsing them.
+    /// </summary>
+    public void TrackBoundaries(ArrayBufferWriter<byte> output, List<int> boundaries)
+    {
+        _captured = output;
+        _boundaries = boundaries;
+    }
+
+    public void StopTrackingBoundaries()
+    {
+        _captured = null;
+        _boundaries = null;
+    }
+
+    /// <summary>Notes the end of a part of a per-key array reply (MGET's): its header, then each element.</summary>
+    public void MarkBoundary() => _boundaries?.Add(_captured!.WrittenCount);
+
+    public void Hit() => Hits++;
+
+    public void Miss() => Misses++;
+
+    /// <summary>The reads counted since the last call, which start again from zero.</summary>
+    public (long Hits, long Misses) TakeLookups()
+    {
+        var counted = (Hits, Misses);
+        Hits = 0;
+        Misses = 0;
+        return counted;
+    }
+
+    /// <summary>Checks a key argument; on failure writes the error reply and returns false, so a handler just returns.</summary>
+    public bool CheckKey(ReadOnlySpan<byte> key)
+    {
+        if (key.IsEmpty)
+        {
+            Writer.WriteError(ErrorText.EmptyKey);
+            return false;
+        }
+
+        if (key.Length > _catalog.Settings.MaxKeyBytes)
+        {
+            Writer.WriteError(ErrorText.KeyTooLong(key.Length, _catalog.Settings.MaxKeyBytes));
+            return false;
+        }
+
+        return true;
+    }
+}

@@ -1,0 +1,87 @@
+using System.Buffers;
+using Cubby.Resp;
+using Cubby.Sharding;
+
+namespace Cubby.Grains.Commands;
+
+/// <summary>
+/// Runs relayed commands (<see cref="IShardCommands.Run"/>) inside their shard grain's turn. A grain turn is synchronous,
+/// so each thread keeps one context and one request per catalog, reused call after call.
+/// </summary>
+internal sealed class RelayedCommandRunner(ShardCatalog catalog, RespEndpointSource? respEndpoint = null)
+{
+    [ThreadStatic]
+    private static RelayState? t_state;
+
+    public RelayedReply Run(Shard shard, RelayedCommand relayed)
+    {
+        var state = t_state is { } cached && ReferenceEquals(cached.Catalog, catalog) ? cached : t_state = new RelayState(catalog, respEndpoint);
+        var (context, request, reply, boundaries) = (state.Context, state.Request, state.Reply, state.Boundaries);
+        reply.ResetWrittenCount();
+        boundaries.Clear();
+        context.Writer.Version = relayed.Protocol;
+        relayed.CopyTo(request);
+        var command = request.Count > 0 ? KeyCommandTable.Instance.Find(request[0]) : null;
+        if (command is null || !command.AcceptsArgumentCount(request.Count))
+        {
+            context.Writer.WriteError($"ERR a relayed command must be a command on keys with its arguments: {(request.Count > 0 ? ErrorText.Printable(request[0]) : "(empty)")}");
+            return Take(state);
+        }
+
+        if (command.Merge == ReplyMerge.ByKey)
+        {
+            context.TrackBoundaries(reply, boundaries);
+        }
+
+        shard.EnterTurn();
+        try
+        {
+            KeyCommandRunner.RunEntered(shard, command, context, request);
+        }
+        catch (WrongTypeException)
+        {
+            // Thrown by the shard before the handler wrote anything: the reply is Redis's error alone.
+            reply.ResetWrittenCount();
+            boundaries.Clear();
+            context.Writer.WriteError(WrongTypeException.RedisError);
+        }
+        finally
+        {
+            shard.ExitTurn();
+            context.StopTrackingBoundaries();
+        }
+
+        return Take(state);
+    }
+
+    private static RelayedReply Take(RelayState state)
+    {
+        var (hits, misses) = state.Context.TakeLookups();
+        return new RelayedReply
+        {
+            Reply = state.Reply.WrittenSpan.ToArray(),
+            Boundaries = state.Boundaries.Count > 0 ? [.. state.Boundaries] : null,
+            Hits = hits,
+            Misses = misses,
+        };
+    }
+
+    private sealed class RelayState
+    {
+        public RelayState(ShardCatalog catalog, RespEndpointSource? respEndpoint)
+        {
+            Catalog = catalog;
+            Context = new CommandContext(catalog, Reply, respEndpoint);
+        }
+
+        public ShardCatalog Catalog { get; }
+
+        public ArrayBufferWriter<byte> Reply { get; } = new();
+
+        public List<int> Boundaries { get; } = [];
+
+        public CommandContext Context { get; }
+
+        public RespRequest Request { get; } = new();
+    }
+}

@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using Cubby.Grains;
 using Cubby.Grains.Storage;
 
@@ -11,21 +12,21 @@ internal sealed class CubbyStore(EntryStores stores) : IDisposable
 {
     private static readonly SetRequest Always = new(WriteCondition.Always, ExpirySpec.Never);
 
-    private readonly ShardCatalog _catalog = new(new GrainSettings { MaxMemoryBytes = 4L << 30 }, TimeProvider.System, stores);
+    private readonly ShardCatalog _catalog = new(new ShardOptions { KeptForReuseBytes = 0, MaxMemoryBytes = 4L << 30 }, TimeProvider.System, stores);
 
     public int Get(byte[] key)
     {
         var reader = default(LengthReader);
-        return _catalog.GrainFor(key).Read(key, slide: false, ref reader) ? reader.Length : -1;
+        return _catalog.GetOrCreate(key).Read(key, slide: false, ref reader) ? reader.Length : -1;
     }
 
     public SetStatus Set(byte[] key, byte[] value)
     {
         var none = default(NoReader);
-        return _catalog.GrainFor(key).Set(key, value, Always, ref none);
+        return _catalog.GetOrCreate(key).Set(key, value, Always, ref none);
     }
 
-    public bool Remove(byte[] key) => _catalog.GrainFor(key).Remove(key);
+    public bool Remove(byte[] key) => _catalog.GetOrCreate(key).Remove(key);
 
     public void Dispose() => _catalog.Dispose();
 }

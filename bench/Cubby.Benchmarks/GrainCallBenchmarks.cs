@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using System.Net;
 using System.Text;
 using BenchmarkDotNet.Attributes;

@@ -1,4 +1,5 @@
 using Cubby.Grains.Capacity;
+using Cubby.Grains.Hosting;
 using Cubby.Grains.Storage;
 using Cubby.Sharding;
 
@@ -11,25 +12,30 @@ namespace Cubby.Grains;
 /// </summary>
 internal sealed class ShardCatalog : IDisposable
 {
-    private readonly Shard?[] _grains;
-    private readonly GrainSettings _settings;
+    private readonly Shard?[] _shards;
+    private readonly ShardOptions _options;
     private readonly TimeProvider _time;
     private readonly EntryStores _stores;
 
-    // What grains that left the catalog had expired and evicted, so the totals never go backwards after a shard migrates.
+    // What shards that left the catalog had expired and evicted, so the totals never go backwards after a shard migrates.
     private long _retiredExpired;
     private long _retiredEvicted;
     private long _migratedOut;
     private long _migratedIn;
 
-    public ShardCatalog(GrainSettings settings, TimeProvider time, EntryStores? stores = null)
+    /// <param name="options">The shards' settings.</param>
+    /// <param name="time">The clock entries expire by.</param>
+    /// <param name="stores">The entry stores; by default those <see cref="ShardOptions.Store"/> names.</param>
+    public ShardCatalog(ShardOptions options, TimeProvider time, EntryStores? stores = null)
     {
-        _settings = settings;
+        _options = options;
         _time = time;
-        _stores = stores ?? EntryStores.Native(settings.KeptForReuseBytes, EntryStores.SlabSlackBytesFor(settings.MaxMemoryBytes));
-        ShardMap = new ShardMap(settings.SlotCount);
-        Budget = new MemoryBudget(settings.MaxMemoryBytes, settings.KeptForReuseBytes);
-        _grains = new Shard?[settings.SlotCount];
+        var budget = options.EffectiveMaxMemoryBytes;
+        var kept = options.EffectiveKeptForReuseBytes;
+        _stores = stores ?? EntryStores.For(options.Store, kept, EntryStores.SlabSlackBytesFor(budget));
+        ShardMap = new ShardMap(options.SlotCount);
+        Budget = new MemoryBudget(budget, kept);
+        _shards = new Shard?[options.SlotCount];
         Sizer = _stores.Create();
         Evictor = new Evictor(this);
     }
@@ -44,9 +50,9 @@ internal sealed class ShardCatalog : IDisposable
 
     public MemoryBudget Budget { get; }
 
-    public GrainSettings Settings => _settings;
+    public ShardOptions Options => _options;
 
-    public int SlotCount => _grains.Length;
+    public int SlotCount => _shards.Length;
 
     /// <summary>An empty store used only to size entries before they are written.</summary>
     private EntryStore Sizer { get; }
@@ -57,49 +63,54 @@ internal sealed class ShardCatalog : IDisposable
     /// <summary>Frees the blocks the stores keep for reuse (MEMORY PURGE).</summary>
     public void ReleaseKeptBlocks() => _stores.ReleaseKeptBlocks();
 
-    public Shard this[int slot] => Volatile.Read(ref _grains[slot]) ?? Activate(slot);
+    /// <summary>
+    /// The shard of <paramref name="slot"/>, created empty here if none is active: for a catalog without Orleans around
+    /// it (benchmarks, tests of the store); on a silo only the shard's shard creates it.
+    /// </summary>
+    public Shard GetOrCreate(int slot) => Volatile.Read(ref _shards[slot]) ?? Create(slot);
 
-    public Shard GrainFor(ReadOnlySpan<byte> key) => this[ShardMap.SlotOf(key)];
+    /// <summary>The shard of <paramref name="key"/> (see <see cref="GetOrCreate(int)"/>).</summary>
+    public Shard GetOrCreate(ReadOnlySpan<byte> key) => GetOrCreate(ShardMap.SlotOf(key));
 
-    /// <summary>The grain of <paramref name="slot"/> if it has been activated; never activates one.</summary>
-    public Shard? Find(int slot) => Volatile.Read(ref _grains[slot]);
+    /// <summary>The shard of <paramref name="slot"/> if one is active here; never creates one.</summary>
+    public Shard? Find(int slot) => Volatile.Read(ref _shards[slot]);
 
     /// <summary>
-    /// A new, empty grain for <paramref name="slot"/> on this catalog's store kind, budget and settings, not yet visible:
+    /// A new, empty shard for <paramref name="slot"/> on this catalog's store kind, budget and settings, not yet visible:
     /// a migrating shard's entries are installed into it and then it is <see cref="Attach"/>ed. Until then the caller
     /// owns it (and disposes it if the migration is abandoned, which releases what it was charged).
     /// </summary>
     public Shard CreateDetached(int slot)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
-        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _grains.Length);
-        return new Shard(slot, _stores.Create(), Budget, Evictor, _time, _settings.MaxValueBytes);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _shards.Length);
+        return new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes);
     }
 
     /// <summary>
-    /// Makes <paramref name="grain"/> the grain of <paramref name="slot"/>. A grain already there (activated by an early
-    /// call, or left by an abandoned migration) is replaced, not merged: the attached grain is the slot's whole state as
-    /// its previous owner handed it over, so the replaced grain is disposed, its entries dropped and its bytes released.
-    /// A caller still holding the replaced grain gets <see cref="ObjectDisposedException"/> from it.
+    /// Makes <paramref name="shard"/> the shard of <paramref name="slot"/>. A shard already there (created by an early
+    /// call, or left by an abandoned migration) is replaced, not merged: the attached shard is the slot's whole state as
+    /// its previous owner handed it over, so the replaced shard is disposed, its entries dropped and its bytes released.
+    /// A caller still holding the replaced shard gets <see cref="ObjectDisposedException"/> from it.
     /// </summary>
-    /// <exception cref="ArgumentException">The grain is of another slot, or was not created by this catalog.</exception>
-    public void Attach(int slot, Shard grain)
+    /// <exception cref="ArgumentException">The shard is of another slot, or was not created by this catalog.</exception>
+    public void Attach(int slot, Shard shard)
     {
-        ArgumentNullException.ThrowIfNull(grain);
+        ArgumentNullException.ThrowIfNull(shard);
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
-        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _grains.Length);
-        if (grain.Slot != slot)
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _shards.Length);
+        if (shard.Slot != slot)
         {
-            throw new ArgumentException($"The grain is slot {grain.Slot}'s, not slot {slot}'s.", nameof(grain));
+            throw new ArgumentException($"The shard is slot {shard.Slot}'s, not slot {slot}'s.", nameof(shard));
         }
 
-        if (!grain.Charges(Budget))
+        if (!shard.Charges(Budget))
         {
-            throw new ArgumentException("The grain was not created by this catalog (it charges another memory budget).", nameof(grain));
+            throw new ArgumentException("The shard was not created by this catalog (it charges another memory budget).", nameof(shard));
         }
 
-        var replaced = Interlocked.Exchange(ref _grains[slot], grain);
-        if (replaced is not null && !ReferenceEquals(replaced, grain))
+        var replaced = Interlocked.Exchange(ref _shards[slot], shard);
+        if (replaced is not null && !ReferenceEquals(replaced, shard))
         {
             Retire(replaced);
             replaced.Dispose();
@@ -107,15 +118,15 @@ internal sealed class ShardCatalog : IDisposable
     }
 
     /// <summary>
-    /// Removes the grain of <paramref name="slot"/> from the catalog and returns it (null if none was active). The
+    /// Removes the shard of <paramref name="slot"/> from the catalog and returns it (null if none was active). The
     /// caller disposes it once its entries are handed off, which releases its bytes. A later call for the slot through
-    /// this catalog's indexer activates a new, empty grain.
+    /// <see cref="GetOrCreate(int)"/> creates a new, empty shard.
     /// </summary>
     public Shard? Detach(int slot)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
-        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _grains.Length);
-        var detached = Interlocked.Exchange(ref _grains[slot], null);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _shards.Length);
+        var detached = Interlocked.Exchange(ref _shards[slot], null);
         if (detached is not null)
         {
             Retire(detached);
@@ -129,19 +140,19 @@ internal sealed class ShardCatalog : IDisposable
     /// <summary>Removes <paramref name="shard"/> from the catalog if it is still the one of <paramref name="slot"/>.</summary>
     public void Detach(int slot, Shard shard)
     {
-        if (Interlocked.CompareExchange(ref _grains[slot], null, shard) == shard)
+        if (Interlocked.CompareExchange(ref _shards[slot], null, shard) == shard)
         {
             Retire(shard);
         }
     }
 
-    /// <summary>Entries held by every active grain.</summary>
+    /// <summary>Entries held by every active shard.</summary>
     public long Count()
     {
         long total = 0;
-        foreach (var grain in _grains)
+        foreach (var shard in _shards)
         {
-            total += grain?.Count ?? 0;
+            total += shard?.Count ?? 0;
         }
 
         return total;
@@ -161,24 +172,24 @@ internal sealed class ShardCatalog : IDisposable
     public int ActiveShards()
     {
         var count = 0;
-        foreach (var grain in _grains)
+        foreach (var shard in _shards)
         {
-            count += grain is { IsOpen: true } ? 1 : 0;
+            count += shard is { IsOpen: true } ? 1 : 0;
         }
 
         return count;
     }
 
-    /// <summary>Entries removed because they expired, and to stay within the budget, by every grain this catalog has had.</summary>
+    /// <summary>Entries removed because they expired, and to stay within the budget, by every shard this catalog has had.</summary>
     public (long Expired, long Evicted) RemovalTotals()
     {
         long expired = Volatile.Read(ref _retiredExpired), evicted = Volatile.Read(ref _retiredEvicted);
-        foreach (var grain in _grains)
+        foreach (var shard in _shards)
         {
-            if (grain is not null)
+            if (shard is not null)
             {
-                expired += grain.ExpiredCount;
-                evicted += grain.EvictedCount;
+                expired += shard.ExpiredCount;
+                evicted += shard.EvictedCount;
             }
         }
 
@@ -187,30 +198,30 @@ internal sealed class ShardCatalog : IDisposable
 
     public void Dispose()
     {
-        for (var slot = 0; slot < _grains.Length; slot++)
+        for (var slot = 0; slot < _shards.Length; slot++)
         {
-            Interlocked.Exchange(ref _grains[slot], null)?.Dispose();
+            Interlocked.Exchange(ref _shards[slot], null)?.Dispose();
         }
 
         Sizer.Dispose();
     }
 
-    private void Retire(Shard grain)
+    private void Retire(Shard shard)
     {
-        Interlocked.Add(ref _retiredExpired, grain.ExpiredCount);
-        Interlocked.Add(ref _retiredEvicted, grain.EvictedCount);
+        Interlocked.Add(ref _retiredExpired, shard.ExpiredCount);
+        Interlocked.Add(ref _retiredEvicted, shard.EvictedCount);
     }
 
-    private Shard Activate(int slot)
+    private Shard Create(int slot)
     {
-        var grain = new Shard(slot, _stores.Create(), Budget, Evictor, _time, _settings.MaxValueBytes);
-        var winner = Interlocked.CompareExchange(ref _grains[slot], grain, null);
+        var shard = new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes);
+        var winner = Interlocked.CompareExchange(ref _shards[slot], shard, null);
         if (winner is null)
         {
-            return grain;
+            return shard;
         }
 
-        grain.Dispose();
+        shard.Dispose();
         return winner;
     }
 }

@@ -289,7 +289,7 @@ internal sealed partial class ShardGrain(
     {
         try
         {
-            var interval = catalog.Settings.FullSweepInterval;
+            var interval = catalog.Options.FullSweepInterval;
             if (await this.GetReminder(SweepReminder).ConfigureAwait(true) is null)
             {
                 await this.RegisterOrUpdateReminder(SweepReminder, interval, interval).ConfigureAwait(true);
@@ -316,15 +316,15 @@ internal sealed partial class ShardGrain(
     private void CheckKey(byte[] key)
     {
         ArgumentNullException.ThrowIfNull(key);
-        var settings = catalog.Settings;
+        var options = catalog.Options;
         if (key.Length == 0)
         {
             throw new ArgumentException("The key must not be empty.", nameof(key));
         }
 
-        if (key.Length > settings.MaxKeyBytes)
+        if (key.Length > options.MaxKeyBytes)
         {
-            throw new ArgumentException($"The key is {key.Length} bytes, over the silo's limit of {settings.MaxKeyBytes} (Cubby:MaxKeyBytes).", nameof(key));
+            throw new ArgumentException($"The key is {key.Length} bytes, over the silo's limit of {options.MaxKeyBytes} (Cubby:MaxKeyBytes).", nameof(key));
         }
 
         if (catalog.ShardMap.SlotOf(key) is var slot && slot != Id)
@@ -337,9 +337,9 @@ internal sealed partial class ShardGrain(
     private void CheckValue(byte[] value)
     {
         ArgumentNullException.ThrowIfNull(value);
-        if (value.Length > catalog.Settings.MaxValueBytes)
+        if (value.Length > catalog.Options.MaxValueBytes)
         {
-            throw new ArgumentException($"The value is {value.Length} bytes, over the silo's limit of {catalog.Settings.MaxValueBytes} (Cubby:MaxValueBytes).", nameof(value));
+            throw new ArgumentException($"The value is {value.Length} bytes, over the silo's limit of {catalog.Options.MaxValueBytes} (Cubby:MaxValueBytes).", nameof(value));
         }
     }
 

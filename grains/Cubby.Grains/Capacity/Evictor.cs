@@ -43,7 +43,7 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
             {
                 // never activated: nothing to evict
             }
-            else if (!shard.TryEvictOne(catalog.Settings.EvictionSamples, out var freed))
+            else if (!shard.TryEvictOne(catalog.Options.EvictionSamples, out var freed))
             {
                 sawBusy = true;
             }

@@ -47,7 +47,7 @@ internal sealed class CommandContext
 
     public ShardCatalog Catalog => _catalog;
 
-    public int MaxValueBytes => _catalog.Settings.MaxValueBytes;
+    public int MaxValueBytes => _catalog.Options.MaxValueBytes;
 
     public long NowMilliseconds => _catalog.Time.GetUtcNow().ToUnixTimeMilliseconds();
 
@@ -129,9 +129,9 @@ internal sealed class CommandContext
             return false;
         }
 
-        if (key.Length > _catalog.Settings.MaxKeyBytes)
+        if (key.Length > _catalog.Options.MaxKeyBytes)
         {
-            Writer.WriteError(ErrorText.KeyTooLong(key.Length, _catalog.Settings.MaxKeyBytes));
+            Writer.WriteError(ErrorText.KeyTooLong(key.Length, _catalog.Options.MaxKeyBytes));
             return false;
         }
 

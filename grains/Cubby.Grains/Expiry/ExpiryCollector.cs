@@ -25,14 +25,14 @@ internal sealed class ExpiryCollector : IDisposable
 
     public void Start()
     {
-        var settings = _catalog.Settings;
-        _timer = _time.CreateTimer(static state => ((ExpiryCollector)state!).Tick(), this, settings.ActiveExpiryInterval, settings.ActiveExpiryInterval);
+        var options = _catalog.Options;
+        _timer = _time.CreateTimer(static state => ((ExpiryCollector)state!).Tick(), this, options.ActiveExpiryInterval, options.ActiveExpiryInterval);
     }
 
     /// <summary>One active cycle; returns the entries removed.</summary>
     public int RunActiveCycle()
     {
-        var settings = _catalog.Settings;
+        var options = _catalog.Options;
         var started = _time.GetTimestamp();
         var removed = 0;
         for (var visited = 0; visited < _catalog.SlotCount; visited++)
@@ -41,10 +41,10 @@ internal sealed class ExpiryCollector : IDisposable
             _nextSlot = (slot + 1) % _catalog.SlotCount;
             if (_catalog.Find(slot) is { } grain)
             {
-                removed += SampleUntilClean(grain, settings.ActiveExpirySamples, started, settings.ActiveExpiryBudget);
+                removed += SampleUntilClean(grain, options.ActiveExpirySamples, started, options.ActiveExpiryBudget);
             }
 
-            if (_time.GetElapsedTime(started) >= settings.ActiveExpiryBudget)
+            if (_time.GetElapsedTime(started) >= options.ActiveExpiryBudget)
             {
                 break;
             }

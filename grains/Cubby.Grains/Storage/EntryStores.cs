@@ -1,3 +1,5 @@
+using Cubby.Grains.Hosting;
+
 namespace Cubby.Grains.Storage;
 
 /// <summary>
@@ -26,6 +28,10 @@ internal sealed class EntryStores(EntryMemory memory, long keptForReuse, long sl
 
     /// <summary>Stores in arrays on the GC's pinned heap (<see cref="ManagedEntryMemory"/>).</summary>
     public static EntryStores Managed(long keptForReuse, long slabSlack) => new(new ManagedEntryMemory(), keptForReuse, slabSlack);
+
+    /// <summary>Stores of the kind <paramref name="kind"/> names.</summary>
+    public static EntryStores For(EntryStoreKind kind, long keptForReuse, long slabSlack) =>
+        kind == EntryStoreKind.Managed ? Managed(keptForReuse, slabSlack) : Native(keptForReuse, slabSlack);
 
     public EntryStore Create() => new(_blocks);
 

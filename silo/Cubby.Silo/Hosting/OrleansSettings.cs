@@ -28,12 +28,8 @@ internal static class OrleansSettings
     /// </summary>
     /// <param name="options">Options not yet bound from the <c>Cubby</c> section.</param>
     /// <param name="configuration">The host's configuration.</param>
-    /// <param name="clustering">
-    /// Whether Cubby sets up the silo's clustering (its own silo); false when the host does (<c>AddCubby</c>), whose
-    /// <c>Orleans:Clustering</c> is then none of Cubby's business.
-    /// </param>
     /// <exception cref="OptionsValidationException">An <c>Orleans:*</c> setting Cubby cannot run with; the message names it.</exception>
-    public static void ApplyTo(SiloOptions options, IConfiguration configuration, bool clustering)
+    public static void ApplyTo(SiloOptions options, IConfiguration configuration)
     {
         var failures = new List<string>();
         var orleans = configuration.GetSection(SectionName);
@@ -63,10 +59,7 @@ internal static class OrleansSettings
             options.AdvertisedHost = advertised;
         }
 
-        if (clustering)
-        {
-            ApplyClustering(options.Clustering, configuration, failures);
-        }
+        ApplyClustering(options.Clustering, configuration, failures);
 
         if (failures.Count > 0)
         {

@@ -1,5 +1,6 @@
 using System.Net;
 using Cubby.Grains;
+using Cubby.Grains.Hosting;
 using Cubby.Silo.Clustering;
 using Cubby.Silo.Dashboard;
 using Cubby.Silo.Diagnostics;
@@ -8,6 +9,7 @@ using Cubby.Silo.Routing;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using Orleans.Configuration;
 using Orleans.Dashboard;
@@ -34,7 +36,10 @@ public static class SiloHostingExtensions
         builder.UseOrleans(silo =>
         {
             OrleansClustering.Configure(silo, options);
-            silo.AddCubbyGrains(options);
+            silo.AddCubbyShards(options);
+            silo.AddGrainService<SiloReportService>();
+            silo.Services.TryAddSingleton<SiloReports>();
+            silo.Configure<SiloMessagingOptions>(messaging => messaging.ResponseTimeout = options.Clustering.CallTimeout);
             silo.Configure<GrainDirectoryOptions>(directory => directory.CacheSize = DirectoryCacheSizeOf(options));
             if (options.Dashboard.Enabled)
             {

@@ -69,10 +69,10 @@ internal sealed class SiloRuntime(
     /// </summary>
     internal static SiloRuntime WithEveryShardHere(SiloOptions options, TimeProvider time)
     {
-        var catalog = new ShardCatalog(CubbySiloBuilderExtensions.GrainSettingsOf(options), time, CubbySiloBuilderExtensions.StoreOf(options));
+        var catalog = new ShardCatalog(options, time);
         for (var slot = 0; slot < catalog.SlotCount; slot++)
         {
-            _ = catalog[slot];
+            _ = catalog.GetOrCreate(slot);
         }
 
         return new SiloRuntime(Microsoft.Extensions.Options.Options.Create(options), new SiloEndpoints(), catalog);

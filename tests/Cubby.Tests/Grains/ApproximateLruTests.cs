@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using System.Text;
 using Cubby.Grains;
 using Cubby.Grains.Capacity;
@@ -15,7 +16,7 @@ public sealed class ApproximateLruTests
     public void Evictions_take_cold_entries_and_spare_recently_read_ones()
     {
         var size = EntrySize();
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 8, MaxMemoryBytes = Keys * size });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 8, MaxMemoryBytes = Keys * size });
         var evictor = new Evictor(host.Catalog);
         var value = new byte[32];
         for (var i = 0; i < Keys; i++)

@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using System.Text;
 using Cubby.Grains;
 using Cubby.Grains.Storage;
@@ -8,12 +9,12 @@ namespace Cubby.Tests.Grains;
 /// <summary>A grain catalog on a fake clock, with string helpers that route each key to its grain.</summary>
 internal sealed class CatalogHost : IDisposable
 {
-    public CatalogHost(GrainSettings settings, StoreKind store = StoreKind.Managed)
+    public CatalogHost(ShardOptions settings, StoreKind store = StoreKind.Managed)
         : this(settings, StoreKinds.Factory(store))
     {
     }
 
-    public CatalogHost(GrainSettings settings, EntryStores stores)
+    public CatalogHost(ShardOptions settings, EntryStores stores)
     {
         Catalog = new ShardCatalog(settings, Time, stores);
     }
@@ -26,7 +27,7 @@ internal sealed class CatalogHost : IDisposable
 
     public void Advance(long milliseconds) => Time.Advance(TimeSpan.FromMilliseconds(milliseconds));
 
-    public Shard GrainOf(string key) => Catalog.GrainFor(Encoding.UTF8.GetBytes(key));
+    public Shard GrainOf(string key) => Catalog.GetOrCreate(Encoding.UTF8.GetBytes(key));
 
     public SetStatus Set(string key, byte[] value, ExpirySpec expiry = default)
     {

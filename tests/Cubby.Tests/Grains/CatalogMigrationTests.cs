@@ -19,7 +19,7 @@ public sealed class CatalogMigrationTests
         Assert.Equal(slot, grain.Slot);
         pair.Target.Attach(slot, grain);
         Assert.Same(grain, pair.Target.Find(slot));
-        Assert.Same(grain, pair.Target[slot]);
+        Assert.Same(grain, pair.Target.GetOrCreate(slot));
         Assert.Same(grain, pair.Target.Detach(slot));
         Assert.Null(pair.Target.Find(slot));
         Assert.Null(pair.Target.Detach(slot));
@@ -41,7 +41,7 @@ public sealed class CatalogMigrationTests
 
         pair.Target.Attach(slot, replacement);
 
-        Assert.Same(replacement, pair.Target[slot]);
+        Assert.Same(replacement, pair.Target.GetOrCreate(slot));
         Assert.Equal(replacement.UsedBytes, pair.Target.Budget.Used);
         Assert.Null(MigrationPair.Peek(pair.Target, MigrationPair.KeyOf(1)));
         Assert.NotNull(MigrationPair.Peek(pair.Target, MigrationPair.KeyOf(2)));

@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using System.Text;
 using Cubby.Grains;
 using Cubby.Grains.Storage;
@@ -14,7 +15,7 @@ public sealed class ConcurrentCapacityTests
     [InlineData(StoreKind.Managed)]
     public void Concurrent_writers_into_a_full_budget_evict_and_never_get_OutOfMemory_or_pass_the_limit(StoreKind kind)
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 16, MaxMemoryBytes = 64 * 1024 }, kind);
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 16, MaxMemoryBytes = 64 * 1024 }, kind);
         var budget = host.Catalog.Budget;
         var keys = Enumerable.Range(0, 1000).Select(i => Encoding.UTF8.GetBytes($"key:{i}")).ToArray();
         var overLimit = 0;
@@ -30,8 +31,8 @@ public sealed class ConcurrentCapacityTests
                 var key = keys[random.Next(keys.Length)];
                 var value = new byte[random.Next(0, 600)];
                 var written = i % 3 == 0
-                    ? host.Catalog.GrainFor(key).Append(key, value, out _) != UpdateStatus.OutOfMemory
-                    : host.Catalog.GrainFor(key).Set(key, value, request, ref none) != SetStatus.OutOfMemory;
+                    ? host.Catalog.GetOrCreate(key).Append(key, value, out _) != UpdateStatus.OutOfMemory
+                    : host.Catalog.GetOrCreate(key).Set(key, value, request, ref none) != SetStatus.OutOfMemory;
                 if (!written)
                 {
                     Interlocked.Increment(ref refused);

@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using Cubby.Grains;
 using Cubby.Grains.Capacity;
 using Cubby.Grains.Storage;
@@ -84,7 +85,7 @@ public sealed class EvictionTests
     [Fact]
     public void MakeRoom_evicts_until_the_bytes_fit_so_writes_succeed()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 8, MaxMemoryBytes = 20_000 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 8, MaxMemoryBytes = 20_000 });
         var evictor = new Evictor(host.Catalog);
         var size = host.Catalog.EstimateSize("key:000".Length, Value.Length);
         var fits = (int)(host.Catalog.Budget.Limit / size);
@@ -112,7 +113,7 @@ public sealed class EvictionTests
     [Fact]
     public void MakeRoom_prefers_expired_entries()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 4, MaxMemoryBytes = 20_000, EvictionSamples = 64 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 4, MaxMemoryBytes = 20_000, EvictionSamples = 64 });
         var evictor = new Evictor(host.Catalog);
         var size = host.Catalog.EstimateSize("key:000".Length, Value.Length);
         var fits = (int)(host.Catalog.Budget.Limit / size);
@@ -139,7 +140,7 @@ public sealed class EvictionTests
     [Fact]
     public void MakeRoom_refuses_more_than_the_whole_budget()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 4, MaxMemoryBytes = 10_000 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 4, MaxMemoryBytes = 10_000 });
         host.Set("k", Value);
 
         Assert.False(new Evictor(host.Catalog).MakeRoom(10_001));
@@ -150,7 +151,7 @@ public sealed class EvictionTests
     [Fact]
     public void MakeRoom_gives_up_when_every_grain_is_empty_and_the_bytes_still_do_not_fit()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 4, MaxMemoryBytes = 10_000 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 4, MaxMemoryBytes = 10_000 });
         host.Set("k", Value);
         Assert.True(host.Catalog.Budget.TryCharge(host.Catalog.Budget.Available - 10));
 
@@ -163,7 +164,7 @@ public sealed class EvictionTests
     [Fact]
     public void MakeRoom_evicts_nothing_when_the_bytes_already_fit()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 4, MaxMemoryBytes = 10_000 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 4, MaxMemoryBytes = 10_000 });
         host.Set("k", Value);
 
         Assert.True(new Evictor(host.Catalog).MakeRoom(1000));
@@ -175,7 +176,7 @@ public sealed class EvictionTests
     [Fact]
     public void A_write_into_a_full_catalog_evicts_to_make_room_instead_of_refusing()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 8, MaxMemoryBytes = 20_000 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 8, MaxMemoryBytes = 20_000 });
         var size = host.Catalog.EstimateSize("key:000".Length, Value.Length);
         var fits = (int)(host.Catalog.Budget.Limit / size);
         for (var i = 0; i < fits + 50; i++)
@@ -192,7 +193,7 @@ public sealed class EvictionTests
     [Fact]
     public void A_growing_update_evicts_too_even_when_the_only_entries_to_evict_are_in_its_own_shard()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 1, MaxMemoryBytes = 20_000 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 1, MaxMemoryBytes = 20_000 });
         var size = host.Catalog.EstimateSize("key:000".Length, Value.Length);
         var fits = (int)(host.Catalog.Budget.Limit / size);
         for (var i = 0; i < fits; i++)
@@ -214,7 +215,7 @@ public sealed class EvictionTests
     [Fact]
     public async Task MakeRoom_waits_for_a_busy_shard_instead_of_counting_it_as_empty()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 4, MaxMemoryBytes = 10_000 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 4, MaxMemoryBytes = 10_000 });
         host.Set("k", Value);
         var busy = host.GrainOf("k");
         Assert.True(host.Catalog.Budget.TryCharge(host.Catalog.Budget.Available - 10));

@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using Cubby.Grains;
 using Cubby.Grains.Expiry;
 using Cubby.Grains.Storage;
@@ -11,7 +12,7 @@ public sealed class ExpiryCollectorTests
     [Fact]
     public void RunActiveCycle_removes_expired_entries_nobody_touches_and_keeps_live_ones()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 64 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 64 });
         using var collector = new ExpiryCollector(host.Catalog, host.Time);
         for (var i = 0; i < 2000; i++)
         {
@@ -43,7 +44,7 @@ public sealed class ExpiryCollectorTests
     [Fact]
     public void RunActiveCycle_removes_nothing_before_anything_expires()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 16 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 16 });
         using var collector = new ExpiryCollector(host.Catalog, host.Time);
         for (var i = 0; i < 500; i++)
         {
@@ -59,7 +60,7 @@ public sealed class ExpiryCollectorTests
     [Fact]
     public void Start_runs_active_cycles_on_the_timer_each_interval()
     {
-        var settings = new GrainSettings { SlotCount = 16, ActiveExpiryInterval = TimeSpan.FromMilliseconds(100), FullSweepInterval = TimeSpan.FromHours(1) };
+        var settings = new ShardOptions { KeptForReuseBytes = 0, SlotCount = 16, ActiveExpiryInterval = TimeSpan.FromMilliseconds(100), FullSweepInterval = TimeSpan.FromHours(1) };
         using var host = new CatalogHost(settings);
         using var collector = new ExpiryCollector(host.Catalog, host.Time);
         for (var i = 0; i < 500; i++)
@@ -88,7 +89,7 @@ public sealed class ExpiryCollectorTests
     [Fact]
     public void Dispose_stops_the_timers()
     {
-        var settings = new GrainSettings { SlotCount = 4, ActiveExpiryInterval = TimeSpan.FromMilliseconds(100), FullSweepInterval = TimeSpan.FromSeconds(1) };
+        var settings = new ShardOptions { KeptForReuseBytes = 0, SlotCount = 4, ActiveExpiryInterval = TimeSpan.FromMilliseconds(100), FullSweepInterval = TimeSpan.FromSeconds(1) };
         using var host = new CatalogHost(settings);
         var collector = new ExpiryCollector(host.Catalog, host.Time);
         collector.Start();
@@ -106,7 +107,7 @@ public sealed class ExpiryCollectorTests
     [Fact]
     public void The_full_sweep_each_shard_reminder_runs_removes_every_expired_entry_and_nothing_else()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 32 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 32 });
         var start = host.Now;
         for (var i = 0; i < 1000; i++)
         {
@@ -136,7 +137,7 @@ public sealed class ExpiryCollectorTests
     [Fact]
     public void Cycles_ignore_slots_whose_grain_was_never_activated()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 128 });
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 128 });
         using var collector = new ExpiryCollector(host.Catalog, host.Time);
         host.Set("only", Value, new ExpirySpec(host.Now + 1));
         host.Advance(1);

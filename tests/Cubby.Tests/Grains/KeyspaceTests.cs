@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using Cubby.Grains;
 using Cubby.Grains.Storage;
 
@@ -65,9 +66,9 @@ public sealed class KeyspaceTests
     [Fact]
     public void Clear_of_one_grain_leaves_the_budget_charged_for_the_others()
     {
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 2 });
-        var first = host.Catalog[0];
-        var second = host.Catalog[1];
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 2 });
+        var first = host.Catalog.GetOrCreate(0);
+        var second = host.Catalog.GetOrCreate(1);
         var none = default(NoReader);
         var request = new SetRequest(WriteCondition.Always, ExpirySpec.Never);
         first.Set(SingleGrain.Bytes("a"), SingleGrain.Bytes("1"), request, ref none);

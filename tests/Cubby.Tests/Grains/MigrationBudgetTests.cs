@@ -50,7 +50,7 @@ public sealed class MigrationBudgetTests
         MigrationPair.Set(pair.Target, key, new byte[10]);
         var before = pair.Target.Budget.Used;
 
-        var installed = pair.Target[pair.MovingSlot].Install(chunk);
+        var installed = pair.Target.GetOrCreate(pair.MovingSlot).Install(chunk);
 
         Assert.Equal(1, installed);
         using var sizer = StoreKinds.Factory(kind).Create();
@@ -61,9 +61,9 @@ public sealed class MigrationBudgetTests
         Assert.Equal(pair.Now + 5000, arrived.Metadata.ExpiresAt);
 
         // Installing the same chunk again (a resent chunk) changes nothing.
-        Assert.Equal(1, pair.Target[pair.MovingSlot].Install(chunk));
+        Assert.Equal(1, pair.Target.GetOrCreate(pair.MovingSlot).Install(chunk));
         Assert.Equal(before + sizer.SizeOf(key.Length, 1000) - sizer.SizeOf(key.Length, 10), pair.Target.Budget.Used);
-        Assert.Equal(1, pair.Target[pair.MovingSlot].Count);
+        Assert.Equal(1, pair.Target.GetOrCreate(pair.MovingSlot).Count);
     }
 
     [Theory]

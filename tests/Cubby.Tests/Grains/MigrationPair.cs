@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using System.Buffers;
 using System.Text;
 using Cubby.Grains;
@@ -13,8 +14,8 @@ internal sealed class MigrationPair : IDisposable
 {
     public MigrationPair(StoreKind sourceStore, StoreKind targetStore, long targetBudget = 1L << 30, int slotCount = 64)
     {
-        Source = new ShardCatalog(new GrainSettings { SlotCount = slotCount }, Time, StoreKinds.Factory(sourceStore));
-        Target = new ShardCatalog(new GrainSettings { SlotCount = slotCount, MaxMemoryBytes = targetBudget }, Time, StoreKinds.Factory(targetStore));
+        Source = new ShardCatalog(new ShardOptions { KeptForReuseBytes = 0, SlotCount = slotCount }, Time, StoreKinds.Factory(sourceStore));
+        Target = new ShardCatalog(new ShardOptions { KeptForReuseBytes = 0, SlotCount = slotCount, MaxMemoryBytes = targetBudget }, Time, StoreKinds.Factory(targetStore));
     }
 
     public FakeTimeProvider Time { get; } = new();
@@ -37,7 +38,7 @@ internal sealed class MigrationPair : IDisposable
     public static SetStatus Set(ShardCatalog catalog, string key, byte[] value, ExpirySpec expiry = default, uint flags = 0)
     {
         var none = default(NoReader);
-        return catalog.GrainFor(Bytes(key)).Set(Bytes(key), value, new SetRequest(WriteCondition.Always, expiry, flags), ref none);
+        return catalog.GetOrCreate(Bytes(key)).Set(Bytes(key), value, new SetRequest(WriteCondition.Always, expiry, flags), ref none);
     }
 
     /// <summary>Every chunk of <paramref name="grain"/>, as <see cref="Shard.WriteChunk"/> cuts them.</summary>
@@ -85,7 +86,7 @@ internal sealed class MigrationPair : IDisposable
     public static (byte[] Value, EntryMetadata Metadata)? Peek(ShardCatalog catalog, string key)
     {
         var reader = new CapturingReader();
-        var grain = catalog.GrainFor(Bytes(key));
+        var grain = catalog.GetOrCreate(Bytes(key));
         if (!grain.TryGetMetadata(Bytes(key), out var metadata, out _)
             || !(metadata.Kind == EntryKind.Hash ? grain.ReadHash(Bytes(key), ref reader) : grain.Read(Bytes(key), slide: false, ref reader)))
         {

@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using Cubby.Grains.Storage;
 using Cubby.Sharding;
 
@@ -74,7 +75,7 @@ public sealed class MigrationRoundTripTests
     {
         using var pair = new MigrationPair(source, target);
         var key = MigrationPair.KeyOf(7);
-        var grain = pair.Source.GrainFor(MigrationPair.Bytes(key));
+        var grain = pair.Source.GetOrCreate(MigrationPair.Bytes(key));
         var add = new TwoFields();
         Assert.Equal(Cubby.Grains.UpdateStatus.Ok, grain.EditHash(MigrationPair.Bytes(key), new System.Buffers.ArrayBufferWriter<byte>(), ref add));
         Assert.True(grain.Expire(MigrationPair.Bytes(key), pair.Now + 60_000, Cubby.Grains.ExpireCondition.Always));
@@ -225,7 +226,7 @@ public sealed class MigrationRoundTripTests
     public void An_empty_grain_writes_no_chunk()
     {
         using var pair = new MigrationPair(StoreKind.Native, StoreKind.Native);
-        var grain = pair.Source[pair.MovingSlot];
+        var grain = pair.Source.GetOrCreate(pair.MovingSlot);
         var buffer = new System.Buffers.ArrayBufferWriter<byte>();
         var cursor = 0;
 
@@ -257,9 +258,9 @@ public sealed class MigrationRoundTripTests
     private static bool IsLiveAfterOneSecond(int i) => i % 6 < 4;
 
     private static long Ttl(MigrationPair pair, string key) =>
-        pair.Target.GrainFor(MigrationPair.Bytes(key)).TryGetMetadata(MigrationPair.Bytes(key), out var metadata, out var now) ? metadata.TimeToLive(now) : -2;
+        pair.Target.GetOrCreate(MigrationPair.Bytes(key)).TryGetMetadata(MigrationPair.Bytes(key), out var metadata, out var now) ? metadata.TimeToLive(now) : -2;
 
-    private static bool Slide(MigrationPair pair, string key) => pair.Target.GrainFor(MigrationPair.Bytes(key)).Refresh(MigrationPair.Bytes(key));
+    private static bool Slide(MigrationPair pair, string key) => pair.Target.GetOrCreate(MigrationPair.Bytes(key)).Refresh(MigrationPair.Bytes(key));
 
     private struct TwoFields : Cubby.Grains.Hashes.IHashEdit
     {

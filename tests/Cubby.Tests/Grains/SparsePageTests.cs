@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using System.Text;
 using Cubby.Grains;
 using Cubby.Grains.Storage;
@@ -16,7 +17,7 @@ public sealed class SparsePageTests
     public void Free_slots_a_shrinking_class_leaves_are_given_back_by_evicting_what_still_lives_in_their_pages(StoreKind kind)
     {
         var stores = kind == StoreKind.Native ? EntryStores.Native(0, Slack) : EntryStores.Managed(0, Slack);
-        using var host = new CatalogHost(new GrainSettings { SlotCount = 16, MaxMemoryBytes = Budget }, stores);
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 16, MaxMemoryBytes = Budget }, stores);
         var slabs = host.Catalog.Slabs;
         var large = new byte[3000];
         var largeCount = (int)(Budget * 3 / 4 / large.Length);

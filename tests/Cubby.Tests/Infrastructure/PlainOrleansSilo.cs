@@ -1,5 +1,6 @@
 using System.Net;
 using Cubby.Grains;
+using Cubby.Grains.Hosting;
 using Cubby.Silo.Hosting;
 using Cubby.Tests.Client;
 using Microsoft.Extensions.DependencyInjection;

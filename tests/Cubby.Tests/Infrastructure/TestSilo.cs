@@ -46,7 +46,7 @@ public sealed class TestSilo : IAsyncDisposable
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
         if (time is not null)
         {
-            builder.Services.AddKeyedSingleton(Cubby.Grains.ShardHosting.EntryClockKey, time);
+            builder.Services.AddKeyedSingleton(Cubby.Grains.Hosting.CubbySiloBuilderExtensions.EntryClockKey, time);
         }
 
         builder.AddCubbySilo(options =>

@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using System.Net;
 using System.Net.Sockets;
 using Cubby.Grains;
@@ -44,7 +45,7 @@ public sealed class PostgresOrleansSchemaTests(PostgresServer server) : IAsyncLi
             silo.UseAdoNetClustering(options => (options.Invariant, options.ConnectionString) = ("Npgsql", ConnectionString));
             silo.UseAdoNetReminderService(options => (options.Invariant, options.ConnectionString) = ("Npgsql", ConnectionString));
             silo.Services.Configure<ReminderOptions>(options => options.MinimumReminderPeriod = TimeSpan.FromSeconds(1));
-            silo.AddShardGrains(new GrainSettings { MaxMemoryBytes = 16L * 1024 * 1024, FullSweepInterval = TimeSpan.FromSeconds(1) }, EntryStores.Managed(0, SlabPages.PageBytes));
+            silo.AddCubbyShards(new ShardOptions { KeptForReuseBytes = 0, MaxMemoryBytes = 16L * 1024 * 1024, FullSweepInterval = TimeSpan.FromSeconds(1) }, EntryStores.Managed(0, SlabPages.PageBytes));
         });
         using var host = builder.Build();
         await host.StartAsync();

@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using Cubby.Grains;
 using Cubby.Grains.Storage;
 using Microsoft.Extensions.DependencyInjection;
@@ -22,7 +23,7 @@ internal sealed class ShardCluster : IAsyncDisposable
 
     public IGrainFactory Grains => Cluster.Client;
 
-    public static async Task<ShardCluster> StartAsync(short silos, GrainSettings? settings = null, TimeSpan? minimumReminderPeriod = null)
+    public static async Task<ShardCluster> StartAsync(short silos, ShardOptions? settings = null, TimeSpan? minimumReminderPeriod = null)
     {
         var builder = new InProcessTestClusterBuilder(silos);
         // Experimental in Orleans 10, but the default directory lost migrated shards on graceful stop
@@ -33,7 +34,7 @@ internal sealed class ShardCluster : IAsyncDisposable
         builder.Options.ConfigureFileLogging = false;
         builder.ConfigureSilo((_, silo) =>
         {
-            silo.AddShardGrains(settings ?? new GrainSettings { MaxMemoryBytes = 256L * 1024 * 1024 }, EntryStores.Native(0, 1024 * 1024));
+            silo.AddCubbyShards(settings ?? new ShardOptions { KeptForReuseBytes = 0, MaxMemoryBytes = 256L * 1024 * 1024 }, EntryStores.Native(0, 1024 * 1024));
             silo.UseInMemoryReminderService();
             if (minimumReminderPeriod is { } period)
             {

@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Text;
@@ -71,7 +72,7 @@ public sealed class ShardGrainClusterTests(ITestOutputHelper output)
     [Fact]
     public async Task Batches_of_one_shard_run_in_one_call_and_a_write_larger_than_the_budget_is_refused_by_name()
     {
-        await using var cluster = await ShardCluster.StartAsync(1, new GrainSettings { MaxMemoryBytes = 1024 * 1024 });
+        await using var cluster = await ShardCluster.StartAsync(1, new ShardOptions { KeptForReuseBytes = 0, MaxMemoryBytes = 1024 * 1024 });
         var keys = Enumerable.Range(0, 10).Select(static i => Key($"{{batch}}:{i}")).ToArray();
         var shard = ShardOf(cluster.Grains, keys[0]);
         var outcomes = await shard.SetMany(keys, [.. keys.Select(static (_, i) => Value($"b{i}"))], ShardExpiry.Never, CacheEntryFlags.None);
@@ -172,7 +173,7 @@ public sealed class ShardGrainClusterTests(ITestOutputHelper output)
     [Fact]
     public async Task The_full_sweep_reminder_removes_expired_entries_nobody_reads()
     {
-        var settings = new GrainSettings { MaxMemoryBytes = 64L * 1024 * 1024, FullSweepInterval = TimeSpan.FromSeconds(1) };
+        var settings = new ShardOptions { KeptForReuseBytes = 0, MaxMemoryBytes = 64L * 1024 * 1024, FullSweepInterval = TimeSpan.FromSeconds(1) };
         await using var cluster = await ShardCluster.StartAsync(1, settings, minimumReminderPeriod: TimeSpan.FromSeconds(1));
         var keys = Enumerable.Range(0, 100).Select(static i => Key($"{{sweep}}:{i}")).ToArray();
         var shard = ShardOf(cluster.Grains, keys[0]);

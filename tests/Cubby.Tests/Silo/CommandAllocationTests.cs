@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using System.IO.Pipelines;
 using Cubby.Resp;
 using Cubby.Silo.Commands;

@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using System.Globalization;
 using Cubby.Resp;
 using Cubby.Silo.Hosting;

@@ -1,3 +1,4 @@
+using Cubby.Grains.Hosting;
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;

@@ -289,22 +289,6 @@ public sealed class OrleansSettingsTests
         Assert.Contains(failure.Failures, message => message.StartsWith("Orleans:Clustering:ProviderType ", StringComparison.Ordinal));
     }
 
-    [Fact]
-    public void A_host_that_runs_its_own_clustering_keeps_it_and_still_gets_the_ids()
-    {
-        var configuration = Configuration(new()
-        {
-            ["Orleans:ClusterId"] = "hosted",
-            ["Orleans:Clustering:ProviderType"] = "Redis",
-            ["Orleans:Clustering:ServiceKey"] = "redis",
-        });
-
-        var options = CubbyOptions.Register(new ServiceCollection(), configuration, configure: null, cubbyClustering: false);
-
-        Assert.Equal("hosted", options.ClusterId);
-        Assert.Equal(ClusteringMode.Localhost, options.Clustering.Mode);
-    }
-
     private static SiloOptions Bind(Dictionary<string, string?> settings) =>
         CubbyOptions.Register(new ServiceCollection(), Configuration(settings), configure: null);
 

@@ -1,7 +1,7 @@
-using Cubby.Grains;
 using Cubby.Grains.Expiry;
+using Microsoft.Extensions.Hosting;
 
-namespace Cubby.Silo.Hosting;
+namespace Cubby.Grains.Hosting;
 
 /// <summary>
 /// Runs the active expiry cycle over the shards active on this silo: one silo-wide timer rather than a grain timer per

@@ -1,15 +1,14 @@
 using Cubby.Grains.Storage;
 using Microsoft.Extensions.Hosting;
-using Microsoft.Extensions.Options;
 
-namespace Cubby.Silo.Hosting;
+namespace Cubby.Grains.Hosting;
 
-/// <summary>Trims the C heap every <see cref="SiloOptions.NativeHeapTrimInterval"/> while entries live in native memory (<see cref="NativeHeap"/>).</summary>
-internal sealed class NativeHeapTrimService(IOptions<SiloOptions> options, TimeProvider time) : BackgroundService
+/// <summary>Trims the C heap every <see cref="ShardOptions.NativeHeapTrimInterval"/> while entries live in native memory (<see cref="NativeHeap"/>).</summary>
+internal sealed class NativeHeapTrimService(TimeSpan interval, TimeProvider time) : BackgroundService
 {
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
-        using var timer = new PeriodicTimer(options.Value.NativeHeapTrimInterval, time);
+        using var timer = new PeriodicTimer(interval, time);
         try
         {
             while (await timer.WaitForNextTickAsync(stoppingToken).ConfigureAwait(false) && NativeHeap.TryTrim())

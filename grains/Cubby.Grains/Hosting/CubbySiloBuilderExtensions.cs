@@ -1,0 +1,78 @@
+using Cubby.Grains.Commands;
+using Cubby.Grains.Placement;
+using Cubby.Grains.Storage;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Orleans.Configuration;
+
+namespace Cubby.Grains.Hosting;
+
+/// <summary>Hosts Cubby's shards in an Orleans silo: Cubby's own, or one a team already runs.</summary>
+public static class CubbySiloBuilderExtensions
+{
+    /// <summary>The largest Orleans message: a migrating shard travels in one, and shards of 100 MiB and more exist.</summary>
+    internal const int MaxMessageBodyBytes = 1 << 30;
+
+    /// <summary>
+    /// The service key of the clock entries expire by, when it is not the host's <see cref="TimeProvider"/>: tests put
+    /// a fake clock here without slowing Orleans' own timers, which run on the host's.
+    /// </summary>
+    internal const string EntryClockKey = "cubby.entries";
+
+    /// <summary>
+    /// Adds Cubby's shard grains to this silo, with their settings from the <c>Cubby</c> configuration section
+    /// (checked now): the shards' store, memory budget, expiry and eviction, their placement on their home silos,
+    /// their migration with their entries, the distributed grain directory they need, the silo-wide active expiry
+    /// cycle, and the commands on keys that other silos' RESP front doors relay here. The silo's clustering and
+    /// reminder service are the host's own.
+    /// </summary>
+    /// <param name="silo">The silo builder.</param>
+    /// <param name="configure">Changes applied after configuration binding.</param>
+    /// <returns>The silo builder.</returns>
+    /// <exception cref="Microsoft.Extensions.Options.OptionsValidationException">A setting is out of range; the message names it.</exception>
+    public static ISiloBuilder AddCubby(this ISiloBuilder silo, Action<ShardOptions>? configure = null)
+    {
+        ArgumentNullException.ThrowIfNull(silo);
+        var options = new ShardOptions();
+        silo.Configuration.GetSection(ShardOptions.SectionName).Bind(options);
+        configure?.Invoke(options);
+        ShardOptionsValidator.ThrowIfInvalid(options);
+        return silo.AddCubbyShards(options);
+    }
+
+    /// <summary>Adds the shards with <paramref name="options"/>, already bound and checked.</summary>
+    /// <param name="silo">The silo builder.</param>
+    /// <param name="options">The shards' settings.</param>
+    /// <param name="stores">The entry stores, when not those <paramref name="options"/> name (tests).</param>
+    internal static ISiloBuilder AddCubbyShards(this ISiloBuilder silo, ShardOptions options, EntryStores? stores = null)
+    {
+        silo.Services.TryAddSingleton(TimeProvider.System);
+        silo.Services.AddSingleton(services => new ShardCatalog(options, services.GetKeyedService<TimeProvider>(EntryClockKey) ?? services.GetRequiredService<TimeProvider>(), stores));
+        silo.Services.AddSingleton(services => new RelayedCommandRunner(services.GetRequiredService<ShardCatalog>(), services.GetService<RespEndpointSource>()));
+        silo.Services.AddSingleton<ShardHomes>();
+        silo.AddGrainService<ShardHomeService>();
+        silo.Services.AddSingleton<ShardHomeServices>();
+        silo.Services.AddPlacementDirector<ShardPlacement, ShardPlacementDirector>();
+        silo.Services.AddSingleton<ShardRebalancer>();
+        silo.Services.AddHostedService(static services => services.GetRequiredService<ShardRebalancer>());
+        silo.Services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(static services => services.GetRequiredService<ShardRebalancer>());
+        silo.Services.AddHostedService<ExpiryService>();
+        if (options.Store == EntryStoreKind.Native && options.NativeHeapTrimInterval > TimeSpan.Zero)
+        {
+            silo.Services.AddHostedService(services => new NativeHeapTrimService(options.NativeHeapTrimInterval, services.GetRequiredService<TimeProvider>()));
+        }
+
+        // Orleans' default directory lost shards that migrated off a stopping silo (docs/orleans-cluster.md); the
+        // distributed one is marked experimental in Orleans 10.
+#pragma warning disable ORLEANSEXP003
+        silo.AddDistributedGrainDirectory();
+#pragma warning restore ORLEANSEXP003
+        silo.Configure<SiloMessagingOptions>(messaging => messaging.MaxMessageBodySize = MaxMessageBodyBytes);
+
+        // The full sweep is an Orleans reminder: allow the sweep interval even when it is under Orleans' 1-minute floor.
+        silo.Configure<ReminderOptions>(reminders =>
+            reminders.MinimumReminderPeriod = TimeSpan.FromTicks(Math.Min(reminders.MinimumReminderPeriod.Ticks, options.FullSweepInterval.Ticks)));
+        return silo;
+    }
+}

@@ -33,6 +33,11 @@ public static class SiloHostingExtensions
     {
         ArgumentNullException.ThrowIfNull(builder);
         var options = CubbyOptions.Register(builder.Services, builder.Configuration, configure);
+        if (options.InlineScheduling)
+        {
+            InlineSocketCompletions.Enable();
+        }
+
         builder.UseOrleans(silo =>
         {
             OrleansClustering.Configure(silo, options);

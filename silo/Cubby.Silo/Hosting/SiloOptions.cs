@@ -37,7 +37,11 @@ public sealed class SiloOptions : ShardOptions
     /// <summary>TLS for RESP connections (<c>Cubby:Tls</c>).</summary>
     public TlsOptions Tls { get; set; } = new();
 
-    /// <summary>Run command processing on the socket's I/O thread; measured as the largest gain without pipelining.</summary>
+    /// <summary>
+    /// Run commands on the socket engine's threads, where their bytes arrive, and socket completions there too
+    /// (<c>DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=1</c>, process-wide, unless that variable is set already):
+    /// measured as the largest gain without pipelining.
+    /// </summary>
     public bool InlineScheduling { get; set; } = true;
 
     /// <summary>

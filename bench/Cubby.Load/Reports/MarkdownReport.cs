@@ -61,6 +61,39 @@ internal static class MarkdownReport
         }
 
         Line($"");
+        Line($"## Server CPU per operation");
+        Line($"");
+        Line($"The server's user + system CPU time while the workload ran, divided by its operations (medians over rounds): steadier than ops/s on a shared machine. A ratio under 1 means Cubby spends less.");
+        Line($"");
+        text.Append("| Workload |");
+        foreach (var server in servers)
+        {
+            text.Append(CultureInfo.InvariantCulture, $" {server} µs/op |");
+        }
+
+        foreach (var peer in ratios)
+        {
+            text.Append(CultureInfo.InvariantCulture, $" Cubby/{peer} |");
+        }
+
+        text.AppendLine().Append("|---|").Append(string.Concat(Enumerable.Repeat("---:|", servers.Count + ratios.Length))).AppendLine();
+        foreach (var workload in info.Workloads.Keys.Where(workload => servers.Count(server => report.Find(workload, server) is not null) > 1))
+        {
+            text.Append(CultureInfo.InvariantCulture, $"| {workload} |");
+            foreach (var server in servers)
+            {
+                text.Append(CultureInfo.InvariantCulture, $" {Format.Number(report.Find(workload, server)?.CpuMicrosecondsPerOp, "0.0")} |");
+            }
+
+            foreach (var peer in ratios)
+            {
+                text.Append(CultureInfo.InvariantCulture, $" {Format.Ratio(report.Find(workload, ServerKind.Cubby)?.CpuMicrosecondsPerOp, report.Find(workload, peer)?.CpuMicrosecondsPerOp)} |");
+            }
+
+            text.AppendLine();
+        }
+
+        Line($"");
         Line($"`client-*` and `distcache-*` are Cubby's own client and `IDistributedCache` through the silo's Orleans gateway (Cubby only); `se-*` use StackExchange.Redis on all three servers, so only the server differs; `rediscache-*` are `AddStackExchangeRedisCache` on all three servers (on Cubby through its RESP door's hashes).");
         WriteDistributedCacheComparison(report, Line);
         Line($"");

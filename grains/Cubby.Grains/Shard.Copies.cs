@@ -84,7 +84,7 @@ internal sealed partial class Shard
                 return SetStatus.NotStored;
             }
 
-            switch (Charge(index >= 0 ? GrowthOf(index, value.Length) : _store.SizeOf(key.Length, value.Length)))
+            switch (Write(key, index, value, metadata, now))
             {
                 case ChargeOutcome.Evicted:
                     continue;
@@ -92,17 +92,6 @@ internal sealed partial class Shard
                     return SetStatus.OutOfMemory;
             }
 
-            if (index >= 0)
-            {
-                _store.ReplaceValue(index, value);
-                _store.MetadataAt(index) = metadata;
-            }
-            else
-            {
-                _store.Add(key, value, metadata);
-            }
-
-            _watches.Changed(key);
             return index >= 0 ? SetStatus.Updated : SetStatus.Created;
         }
     }

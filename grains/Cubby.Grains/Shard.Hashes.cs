@@ -66,7 +66,8 @@ internal sealed partial class Shard
                     return UpdateStatus.TooLarge;
                 }
 
-                switch (Charge(index >= 0 ? GrowthOf(index, next.Length) : _store.SizeOf(key.Length, next.Length)))
+                var metadata = index >= 0 ? Touched(index, now) : EntryMetadata.Create(ExpirySpec.Never, 0, now) with { Kind = EntryKind.Hash };
+                switch (Write(key, index, next, metadata, now))
                 {
                     case ChargeOutcome.Evicted:
                         continue;
@@ -74,17 +75,6 @@ internal sealed partial class Shard
                         return UpdateStatus.OutOfMemory;
                 }
 
-                if (index >= 0)
-                {
-                    _store.ReplaceValue(index, next);
-                    _store.MetadataAt(index).LastAccess = EntryMetadata.Clock(now);
-                }
-                else
-                {
-                    _store.Add(key, next, EntryMetadata.Create(ExpirySpec.Never, 0, now) with { Kind = EntryKind.Hash });
-                }
-
-                _watches.Changed(key);
                 return UpdateStatus.Ok;
             }
         }

@@ -146,27 +146,8 @@ internal sealed partial class Shard
     }
 
     /// <summary>Stores a new value for a key, keeping the entry's metadata when it exists.</summary>
-    private ChargeOutcome WriteValue(ReadOnlySpan<byte> key, int index, ReadOnlySpan<byte> value, long now)
-    {
-        var charge = Charge(index >= 0 ? GrowthOf(index, value.Length) : _store.SizeOf(key.Length, value.Length));
-        if (charge != ChargeOutcome.Charged)
-        {
-            return charge;
-        }
-
-        if (index >= 0)
-        {
-            _store.ReplaceValue(index, value);
-            _store.MetadataAt(index).LastAccess = EntryMetadata.Clock(now);
-        }
-        else
-        {
-            _store.Add(key, value, EntryMetadata.Create(ExpirySpec.Never, 0, now));
-        }
-
-        _watches.Changed(key);
-        return ChargeOutcome.Charged;
-    }
+    private ChargeOutcome WriteValue(ReadOnlySpan<byte> key, int index, ReadOnlySpan<byte> value, long now) =>
+        Write(key, index, value, index >= 0 ? Touched(index, now) : EntryMetadata.Create(ExpirySpec.Never, 0, now), now);
 
     /// <summary>The status of a finished update, or null when eviction made room and the update must start over.</summary>
     private static UpdateStatus? Finished(ChargeOutcome charge) => charge switch

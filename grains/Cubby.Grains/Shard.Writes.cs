@@ -34,25 +34,17 @@ internal sealed partial class Shard
                         return SetStatus.NotStored;
                     }
 
-                    var charge = Charge(GrowthOf(index, value.Length));
-                    if (charge == ChargeOutcome.Evicted)
-                    {
-                        continue;
-                    }
-
-                    ref var current = ref _store.MetadataAt(index);
-                    previous.Read(_store.ValueAt(index), current, now);
-                    if (charge == ChargeOutcome.OutOfMemory)
-                    {
-                        return SetStatus.OutOfMemory;
-                    }
-
-                    var replaced = request.Expiry.KeepExisting
-                        ? current with { Flags = request.Flags, LastAccess = EntryMetadata.Clock(now), Kind = EntryKind.String }
+                    var metadata = request.Expiry.KeepExisting
+                        ? _store.MetadataAt(index) with { Flags = request.Flags, LastAccess = EntryMetadata.Clock(now), Kind = EntryKind.String }
                         : EntryMetadata.Create(request.Expiry, request.Flags, now);
-                    _store.ReplaceValue(index, value);
-                    _store.MetadataAt(index) = replaced;
-                    _watches.Changed(key);
+                    switch (Write(key, index, value, metadata, now, ref previous))
+                    {
+                        case ChargeOutcome.Evicted:
+                            continue;
+                        case ChargeOutcome.OutOfMemory:
+                            return SetStatus.OutOfMemory;
+                    }
+
                     return SetStatus.Updated;
                 }
 
@@ -61,7 +53,7 @@ internal sealed partial class Shard
                     return SetStatus.NotStored;
                 }
 
-                switch (Charge(_store.SizeOf(key.Length, value.Length)))
+                switch (Write(key, index, value, EntryMetadata.Create(request.Expiry, request.Flags, now), now))
                 {
                     case ChargeOutcome.Evicted:
                         continue;
@@ -69,12 +61,59 @@ internal sealed partial class Shard
                         return SetStatus.OutOfMemory;
                 }
 
-                _store.Add(key, value, EntryMetadata.Create(request.Expiry, request.Flags, now));
-                _watches.Changed(key);
                 return SetStatus.Created;
             }
         }
     }
+
+    /// <summary>
+    /// The one way every write stores a value: charges what it adds to the budget, then replaces the value at
+    /// <paramref name="index"/> (a live entry) or adds the entry (-1), with <paramref name="metadata"/>. A live entry's
+    /// old value goes to <paramref name="previous"/> first, even when nothing fits. On <see cref="ChargeOutcome.Evicted"/>
+    /// nothing is written: eviction may have removed or moved the entry, so the caller looks it up again and retries.
+    /// </summary>
+    private ChargeOutcome Write<TReader>(ReadOnlySpan<byte> key, int index, ReadOnlySpan<byte> value, in EntryMetadata metadata, long now, ref TReader previous)
+        where TReader : IEntryReader, allows ref struct
+    {
+        var charge = Charge(index >= 0 ? GrowthOf(index, value.Length) : _store.SizeOf(key.Length, value.Length));
+        if (charge == ChargeOutcome.Evicted)
+        {
+            return charge;
+        }
+
+        if (index >= 0)
+        {
+            previous.Read(_store.ValueAt(index), _store.MetadataAt(index), now);
+        }
+
+        if (charge == ChargeOutcome.OutOfMemory)
+        {
+            return charge;
+        }
+
+        if (index >= 0)
+        {
+            _store.ReplaceValue(index, value);
+            _store.MetadataAt(index) = metadata;
+        }
+        else
+        {
+            _store.Add(key, value, metadata);
+        }
+
+        _watches.Changed(key);
+        return ChargeOutcome.Charged;
+    }
+
+    /// <inheritdoc cref="Write{TReader}"/>
+    private ChargeOutcome Write(ReadOnlySpan<byte> key, int index, ReadOnlySpan<byte> value, in EntryMetadata metadata, long now)
+    {
+        var none = default(NoReader);
+        return Write(key, index, value, metadata, now, ref none);
+    }
+
+    /// <summary>The metadata of the entry at <paramref name="index"/>, marked as accessed now: a value edit keeps the rest.</summary>
+    private EntryMetadata Touched(int index, long now) => _store.MetadataAt(index) with { LastAccess = EntryMetadata.Clock(now) };
 
     public bool Remove(ReadOnlySpan<byte> key)
     {

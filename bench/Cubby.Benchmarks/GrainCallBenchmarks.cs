@@ -1,7 +1,7 @@
-using Cubby.Grains.Hosting;
 using System.Net;
 using System.Text;
 using BenchmarkDotNet.Attributes;
+using Cubby.Grains.Hosting;
 using Cubby.Sharding;
 using Cubby.Silo.Clustering;
 using Cubby.Silo.Hosting;

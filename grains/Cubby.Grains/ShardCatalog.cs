@@ -63,6 +63,12 @@ internal sealed class ShardCatalog : IDisposable
     /// <summary>Frees the blocks the stores keep for reuse (MEMORY PURGE).</summary>
     public void ReleaseKeptBlocks() => _stores.ReleaseKeptBlocks();
 
+    /// <summary>Gives the C heap's free pages back to the system (MEMORY PURGE); false where the C library cannot.</summary>
+    public static bool TrimNativeHeap() => NativeHeap.TryTrim();
+
+    /// <summary>What the C heap has handed out and what it holds (INFO memory); false where the C library cannot tell.</summary>
+    public static bool TryReadNativeHeap(out long allocated, out long retained) => NativeHeap.TryReadUsage(out allocated, out retained);
+
     /// <summary>
     /// The shard of <paramref name="slot"/>, created empty here if none is active: for a catalog without Orleans around
     /// it (benchmarks, tests of the store); on a silo only the shard's shard creates it.

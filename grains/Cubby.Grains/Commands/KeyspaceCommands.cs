@@ -1,4 +1,3 @@
-using Cubby.Grains.Storage;
 using Cubby.Resp;
 
 namespace Cubby.Grains.Commands;

@@ -1,10 +1,10 @@
-using Cubby.Grains.Commands;
 using System.Diagnostics;
 using System.Text;
+using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Sharding;
-using Cubby.Silo.Routing;
 using Cubby.Silo.Protocol;
+using Cubby.Silo.Routing;
 
 namespace Cubby.Silo.Commands;
 

@@ -1,6 +1,6 @@
-using Cubby.Grains.Commands;
 using System.Security.Cryptography;
 using System.Text;
+using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Silo.Protocol;
 

@@ -1,6 +1,6 @@
-using Cubby.Grains.Commands;
 using System.Runtime;
-using Cubby.Grains.Storage;
+using Cubby.Grains;
+using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Silo.Protocol;
 
@@ -36,7 +36,7 @@ internal static class MemoryCommand
                 session.Silo.Catalog.ReleaseKeptBlocks();
                 GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
                 GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
-                NativeHeap.TryTrim();
+                ShardCatalog.TrimNativeHeap();
                 writer.WriteOk();
             }
         }

@@ -1,8 +1,8 @@
-using Cubby.Grains.Commands;
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;
-using Cubby.Grains.Storage;
+using Cubby.Grains;
+using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Silo.Clustering;
 using Cubby.Silo.Diagnostics;
@@ -210,7 +210,7 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"gc_gen2_bytes:{gc.GenerationInfo[2].SizeAfterBytes}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_loh_bytes:{gc.GenerationInfo[3].SizeAfterBytes}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_pinned_heap_bytes:{gc.GenerationInfo[4].SizeAfterBytes}\r\n");
-            if (NativeHeap.TryReadUsage(out var allocated, out var retained))
+            if (ShardCatalog.TryReadNativeHeap(out var allocated, out var retained))
             {
                 text.Append(CultureInfo.InvariantCulture, $"allocator_allocated:{allocated}\r\n")
                     .Append(CultureInfo.InvariantCulture, $"allocator_retained:{retained}\r\n");

@@ -1,7 +1,7 @@
 using Cubby.Grains.Commands;
 using Cubby.Resp;
-using Cubby.Silo.Routing;
 using Cubby.Silo.Protocol;
+using Cubby.Silo.Routing;
 
 namespace Cubby.Silo.Commands;
 

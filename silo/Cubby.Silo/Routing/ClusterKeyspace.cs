@@ -1,6 +1,5 @@
-using Cubby.Grains.Commands;
 using Cubby.Grains;
-using Cubby.Grains.Storage;
+using Cubby.Grains.Commands;
 using Cubby.Sharding;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Hosting;

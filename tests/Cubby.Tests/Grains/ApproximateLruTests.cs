@@ -1,7 +1,7 @@
-using Cubby.Grains.Hosting;
 using System.Text;
 using Cubby.Grains;
 using Cubby.Grains.Capacity;
+using Cubby.Grains.Hosting;
 using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;

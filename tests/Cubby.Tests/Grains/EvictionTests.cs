@@ -1,6 +1,6 @@
-using Cubby.Grains.Hosting;
 using Cubby.Grains;
 using Cubby.Grains.Capacity;
+using Cubby.Grains.Hosting;
 using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;

@@ -1,6 +1,6 @@
-using Cubby.Grains.Hosting;
 using Cubby.Grains;
 using Cubby.Grains.Expiry;
+using Cubby.Grains.Hosting;
 using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;

@@ -1,7 +1,7 @@
-using Cubby.Grains.Hosting;
 using System.Buffers;
 using System.Text;
 using Cubby.Grains;
+using Cubby.Grains.Hosting;
 using Cubby.Grains.Migration;
 using Cubby.Grains.Storage;
 using Cubby.Sharding;

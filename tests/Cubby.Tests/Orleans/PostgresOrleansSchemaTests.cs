@@ -1,7 +1,7 @@
-using Cubby.Grains.Hosting;
 using System.Net;
 using System.Net.Sockets;
 using Cubby.Grains;
+using Cubby.Grains.Hosting;
 using Cubby.Grains.Storage;
 using Cubby.Sharding;
 using Cubby.Silo.Clustering.Postgres;
@@ -10,8 +10,8 @@ using Cubby.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
-using Orleans.Configuration;
 using Npgsql;
+using Orleans.Configuration;
 using Orleans.Hosting;
 
 namespace Cubby.Tests.Orleans;

@@ -1,5 +1,5 @@
-using Cubby.Grains.Hosting;
 using Cubby.Grains;
+using Cubby.Grains.Hosting;
 using Cubby.Grains.Storage;
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.Configuration;

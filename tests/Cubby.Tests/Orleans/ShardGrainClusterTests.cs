@@ -1,8 +1,8 @@
-using Cubby.Grains.Hosting;
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Text;
 using Cubby.Grains;
+using Cubby.Grains.Hosting;
 using Cubby.Grains.Placement;
 using Cubby.Sharding;
 using Cubby.Tests.Client;

@@ -1,5 +1,5 @@
-using Cubby.Grains.Hosting;
 using System.IO.Pipelines;
+using Cubby.Grains.Hosting;
 using Cubby.Resp;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Hosting;
@@ -18,7 +18,10 @@ public sealed class CommandAllocationTests
     {
         var silo = SiloRuntime.WithEveryShardHere(new SiloOptions { MaxMemoryBytes = 64L << 20, Store = store }, new FakeTimeProvider());
         using var catalog = silo.Catalog;
-        var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 0));
+        // The silo's own block pool, as its connections have: MemoryPool<byte>.Shared rents from ArrayPool<byte>.Shared,
+        // whose arrays the GC may trim while the rest of the suite runs, and a 4 KiB array rented anew counted here.
+        using var blocks = new LargeBlockMemoryPool();
+        var pipe = new Pipe(new PipeOptions(pool: blocks, pauseWriterThreshold: 0));
         var session = new ClientSession(silo, pipe.Writer, "test");
         using var set = Parse("SET", "key:1", new string('v', 1024));
         using var get = Parse("GET", "key:1");

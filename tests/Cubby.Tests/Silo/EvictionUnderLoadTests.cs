@@ -1,5 +1,5 @@
-using Cubby.Grains.Hosting;
 using System.Globalization;
+using Cubby.Grains.Hosting;
 using Cubby.Resp;
 using Cubby.Silo.Hosting;
 using Cubby.Tests.Client;

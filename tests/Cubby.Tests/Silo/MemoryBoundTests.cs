@@ -1,7 +1,7 @@
-using Cubby.Grains.Hosting;
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;
+using Cubby.Grains.Hosting;
 using Cubby.Resp;
 using Cubby.Silo.Hosting;
 using Cubby.Tests.Client;

@@ -1,6 +1,6 @@
 using Cubby.Sharding;
 
-namespace Cubby.Grains.Storage;
+namespace Cubby.Grains;
 
 /// <summary>The names Redis's TYPE answers and SCAN ... TYPE takes.</summary>
 internal static class EntryKinds

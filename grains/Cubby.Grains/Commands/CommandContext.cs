@@ -1,6 +1,5 @@
 using System.Buffers;
 using Cubby.Resp;
-using Cubby.Sharding;
 
 namespace Cubby.Grains.Commands;
 
@@ -16,6 +15,10 @@ internal sealed class CommandContext
     private readonly RespEndpointSource? _respEndpoint;
     private Shard? _shard;
     private Shard?[] _shardsByArgument = [];
+
+    // Reads that found, and did not find, their key since TakeLookups.
+    private long _hits;
+    private long _misses;
     private List<int>? _boundaries;
     private ArrayBufferWriter<byte>? _captured;
 
@@ -36,14 +39,6 @@ internal sealed class CommandContext
 
     /// <summary>Where clients reach this silo's RESP front door (<c>host:port</c>); null on a silo that has none.</summary>
     public string? RespEndpoint => _respEndpoint?.Endpoint;
-
-    /// <summary>Reads that found their key since <see cref="TakeLookups"/>.</summary>
-    public long Hits { get; private set; }
-
-    /// <summary>Reads that did not find their key since <see cref="TakeLookups"/>.</summary>
-    public long Misses { get; private set; }
-
-    public ShardMap ShardMap => _catalog.ShardMap;
 
     public ShardCatalog Catalog => _catalog;
 
@@ -107,16 +102,15 @@ internal sealed class CommandContext
     /// <summary>Notes the end of a part of a per-key array reply (MGET's): its header, then each element.</summary>
     public void MarkBoundary() => _boundaries?.Add(_captured!.WrittenCount);
 
-    public void Hit() => Hits++;
+    public void Hit() => _hits++;
 
-    public void Miss() => Misses++;
+    public void Miss() => _misses++;
 
     /// <summary>The reads counted since the last call, which start again from zero.</summary>
     public (long Hits, long Misses) TakeLookups()
     {
-        var counted = (Hits, Misses);
-        Hits = 0;
-        Misses = 0;
+        var counted = (_hits, _misses);
+        (_hits, _misses) = (0, 0);
         return counted;
     }
 

@@ -14,9 +14,6 @@ internal static class KeyArguments
         return keys;
     }
 
-    public static int Count(KeyCommand command, int argumentCount) =>
-        Math.Max(0, (Last(command, argumentCount) - command.FirstKey) / Step(command) + 1);
-
     public static bool IsKey(KeyCommand command, int index, int argumentCount) => index <= Last(command, argumentCount);
 
     /// <summary>The index of the command's last key argument in a request of <paramref name="argumentCount"/> arguments.</summary>

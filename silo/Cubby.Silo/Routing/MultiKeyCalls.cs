@@ -88,6 +88,12 @@ internal static class MultiKeyCalls
     /// <summary>Runs one share in its shard's turn if the shard is active here; false when it must be relayed.</summary>
     private static bool TryRunShareHere(ClientSession session, KeyCommand command, RespRequest part, int slot, MergedReply merged, List<int> share)
     {
+        if (session.Silo.Catalog.Find(slot) is not { IsOpen: true })
+        {
+            // Relayed: no buffers to capture a reply that will not be written here.
+            return false;
+        }
+
         var context = session.Context;
         var captured = new ArrayBufferWriter<byte>();
         var boundaries = new List<int>();

@@ -94,7 +94,7 @@ internal sealed partial class Shard
         if (index >= 0)
         {
             _store.ReplaceValue(index, value);
-            _store.MetadataAt(index) = metadata;
+            _store.SetMetadata(index, metadata);
         }
         else
         {
@@ -166,7 +166,7 @@ internal sealed partial class Shard
                 }
                 else
                 {
-                    metadata.SetAbsolute(at);
+                    _store.SetExpiry(index, at);
                     _watches.Changed(key);
                 }
             }
@@ -191,7 +191,7 @@ internal sealed partial class Shard
                 return false;
             }
 
-            ref var metadata = ref _store.MetadataAt(index);
+            ref readonly var metadata = ref _store.MetadataAt(index);
             var current = metadata.HasExpiry ? metadata.ExpiresAt : long.MaxValue;
             var applies = condition switch
             {
@@ -213,7 +213,7 @@ internal sealed partial class Shard
             }
             else
             {
-                metadata.SetAbsolute(expiresAt);
+                _store.SetExpiry(index, expiresAt);
                 _watches.Changed(key);
             }
 
@@ -232,7 +232,7 @@ internal sealed partial class Shard
                 return false;
             }
 
-            _store.MetadataAt(index).SetAbsolute(0);
+            _store.SetExpiry(index, 0);
             _watches.Changed(key);
             return true;
         }

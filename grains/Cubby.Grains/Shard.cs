@@ -62,6 +62,12 @@ internal sealed partial class Shard : IDisposable
         }
     }
 
+    /// <summary>
+    /// Whether any entry has an expiry, read without the turn: active expiry skips a shard without any, and a stale
+    /// answer only delays a sample by one cycle.
+    /// </summary>
+    public bool HasExpiringEntries => _store.ExpiringCount > 0;
+
     /// <summary>Entries removed because they expired.</summary>
     public long ExpiredCount => Volatile.Read(ref _expired);
 

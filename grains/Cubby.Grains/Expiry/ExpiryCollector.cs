@@ -2,7 +2,8 @@ namespace Cubby.Grains.Expiry;
 
 /// <summary>
 /// Removes expired entries nobody reads: the active cycle, like Redis's, samples a few of this silo's shards at a time
-/// within a time budget and stays on a shard while much of its sample has expired. One silo-wide timer instead of a
+/// within a time budget, passes over shards without an entry that expires, and stays on a shard while much of its
+/// sample has expired. One silo-wide timer instead of a
 /// timer per shard grain: 1024 grain timers cost CPU idle and flood the dashboard's call counts. The full sweep, which
 /// walks every entry so nothing expired outlives one interval, is each shard grain's Orleans reminder.
 /// </summary>
@@ -39,9 +40,9 @@ internal sealed class ExpiryCollector : IDisposable
         {
             var slot = _nextSlot;
             _nextSlot = (slot + 1) % _catalog.SlotCount;
-            if (_catalog.Find(slot) is { } grain)
+            if (_catalog.Find(slot) is { HasExpiringEntries: true } shard)
             {
-                removed += SampleUntilClean(grain, options.ActiveExpirySamples, started, options.ActiveExpiryBudget);
+                removed += SampleUntilClean(shard, options.ActiveExpirySamples, started, options.ActiveExpiryBudget);
             }
 
             if (_time.GetElapsedTime(started) >= options.ActiveExpiryBudget)
@@ -58,12 +59,12 @@ internal sealed class ExpiryCollector : IDisposable
         _timer?.Dispose();
     }
 
-    private int SampleUntilClean(Shard grain, int samples, long started, TimeSpan budget)
+    private int SampleUntilClean(Shard shard, int samples, long started, TimeSpan budget)
     {
         var removed = 0;
         while (true)
         {
-            var (expired, withExpiry) = grain.RemoveExpiredSample(samples);
+            var (expired, withExpiry) = shard.RemoveExpiredSample(samples);
             removed += expired;
             if (withExpiry == 0 || expired <= withExpiry * RepeatThreshold || _time.GetElapsedTime(started) >= budget)
             {

@@ -22,6 +22,7 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
     private NativeArray<nint> _entries = new(0);
     private NativeArray<int> _buckets = new(EntryBuckets.MinLength);
     private int _count;
+    private int _expiring;
     private bool _disposed;
 
     /// <summary>A store of its own in native memory that recycles nothing: for tests and sizing.</summary>
@@ -31,6 +32,13 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
     }
 
     public int Count => _count;
+
+    /// <summary>
+    /// Entries with an expiry, so active expiry passes over a store without any, as Redis samples only keys with a TTL.
+    /// Kept exact because whether an entry has an expiry changes only through <see cref="Add"/>, <see cref="SetMetadata"/>,
+    /// <see cref="SetExpiry"/> and removal; writes through <see cref="MetadataAt"/> never add or drop one.
+    /// </summary>
+    public int ExpiringCount => _expiring;
 
     /// <summary>Bytes charged for the entries, as <see cref="SizeOf"/> counts them.</summary>
     public long UsedBytes { get; private set; }
@@ -46,7 +54,24 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
         return new ReadOnlySpan<byte>((byte*)(header + 1) + header->KeyLength, header->ValueLength);
     }
 
+    /// <summary>The entry's metadata, to read, touch or slide: adding or dropping its expiry goes through <see cref="SetExpiry"/>.</summary>
     public ref EntryMetadata MetadataAt(int index) => ref Header(Check(index))->Metadata;
+
+    /// <summary>Replaces every field of the entry's metadata.</summary>
+    public void SetMetadata(int index, in EntryMetadata metadata)
+    {
+        ref var current = ref MetadataAt(index);
+        _expiring += Expiring(metadata) - Expiring(current);
+        current = metadata;
+    }
+
+    /// <summary>Gives the entry a plain absolute expiry, or none when <paramref name="expiresAt"/> is 0 (as EXPIRE and PERSIST do).</summary>
+    public void SetExpiry(int index, long expiresAt)
+    {
+        ref var current = ref MetadataAt(index);
+        _expiring += (expiresAt != 0 ? 1 : 0) - Expiring(current);
+        current.SetAbsolute(expiresAt);
+    }
 
     /// <summary>Adds an entry whose key is absent; returns its index.</summary>
     public int Add(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, in EntryMetadata metadata)
@@ -77,6 +102,7 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
         value.CopyTo(new Span<byte>((byte*)(header + 1) + key.Length, value.Length));
 
         var index = _count++;
+        _expiring += Expiring(metadata);
         _entries[index] = (nint)header;
         EntryBuckets.Insert(_buckets.AsSpan(), header->Hash, index);
         UsedBytes += SizeOf(key.Length, value.Length);
@@ -114,6 +140,7 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
     {
         var header = Header(Check(index));
         UsedBytes -= SizeOf(header->KeyLength, header->ValueLength);
+        _expiring -= Expiring(header->Metadata);
         EntryBuckets.Remove(_buckets.AsSpan(), header->Hash, index, Entries);
         blocks.Return(header, BlockBytes(header->KeyLength, header->ValueLength));
 
@@ -145,6 +172,7 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
         _buckets.Dispose();
         _buckets = new NativeArray<int>(EntryBuckets.MinLength);
         _count = 0;
+        _expiring = 0;
         UsedBytes = 0;
     }
 
@@ -166,6 +194,8 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
     }
 
     private static long BlockBytes(int keyLength, int valueLength) => EntryHeader.BlockBytes(keyLength, valueLength);
+
+    private static int Expiring(in EntryMetadata metadata) => metadata.HasExpiry ? 1 : 0;
 
     private static ReadOnlySpan<byte> KeyOf(EntryHeader* header) => new(header + 1, header->KeyLength);
 

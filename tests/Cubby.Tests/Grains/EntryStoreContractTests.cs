@@ -38,6 +38,33 @@ public abstract class EntryStoreContractTests
     }
 
     [Fact]
+    public void ExpiringCount_follows_every_way_an_entry_gains_or_loses_its_expiry()
+    {
+        using var store = CreateStore();
+        var forever = store.Add(Bytes("forever"), Bytes("v"), default);
+        store.Add(Bytes("expiring"), Bytes("v"), WithFlags(1));
+        Assert.Equal(1, store.ExpiringCount);
+
+        store.SetExpiry(forever, 5000);
+        Assert.Equal(2, store.ExpiringCount);
+        store.SetExpiry(forever, 6000);
+        Assert.Equal(2, store.ExpiringCount);
+        store.SetMetadata(forever, default);
+        Assert.Equal(1, store.ExpiringCount);
+        store.SetMetadata(forever, WithFlags(3));
+        Assert.Equal(2, store.ExpiringCount);
+
+        store.RemoveAt(store.IndexOf(Bytes("expiring")));
+        Assert.Equal(1, store.ExpiringCount);
+        store.SetExpiry(store.IndexOf(Bytes("forever")), 0);
+        Assert.Equal(0, store.ExpiringCount);
+
+        store.Add(Bytes("again"), Bytes("v"), WithFlags(4));
+        store.Clear();
+        Assert.Equal(0, store.ExpiringCount);
+    }
+
+    [Fact]
     public void IndexOf_is_minus_one_for_a_missing_key_and_compares_by_content()
     {
         using var store = CreateStore();

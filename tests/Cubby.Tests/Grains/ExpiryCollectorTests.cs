@@ -58,6 +58,31 @@ public sealed class ExpiryCollectorTests
     }
 
     [Fact]
+    public void A_shard_has_expiring_entries_exactly_while_one_of_its_keys_has_a_ttl()
+    {
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 1 });
+        var shard = host.GrainOf("a");
+        host.Set("a", Value);
+        Assert.False(shard.HasExpiringEntries);
+
+        host.Set("b", Value, new ExpirySpec(host.Now + 1000));
+        Assert.True(shard.HasExpiringEntries);
+        Assert.True(shard.Persist("b"u8));
+        Assert.False(shard.HasExpiringEntries);
+
+        Assert.True(shard.Expire("a"u8, host.Now + 500, ExpireCondition.Always));
+        Assert.True(shard.HasExpiringEntries);
+        host.Set("a", Value);
+        Assert.False(shard.HasExpiringEntries);
+
+        host.Set("c", Value, new ExpirySpec(host.Now + 10));
+        host.Advance(10);
+        using var collector = new ExpiryCollector(host.Catalog, host.Time);
+        Assert.Equal(1, collector.RunActiveCycle());
+        Assert.False(shard.HasExpiringEntries);
+    }
+
+    [Fact]
     public void Start_runs_active_cycles_on_the_timer_each_interval()
     {
         var settings = new ShardOptions { KeptForReuseBytes = 0, SlotCount = 16, ActiveExpiryInterval = TimeSpan.FromMilliseconds(100), FullSweepInterval = TimeSpan.FromHours(1) };

@@ -69,7 +69,7 @@ internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter 
     private async Task RunServerAsync(ServerKind kind, int round)
     {
         await log.WriteLineAsync($"[round {round}/{options.Rounds}] starting {kind}").ConfigureAwait(false);
-        var session = await ServerSession.StartAsync(kind, tools).ConfigureAwait(false);
+        var session = await StartWarmAsync(kind).ConfigureAwait(false);
         try
         {
             foreach (var workload in WorkloadSpec.All.Where(w => w.RunsOn(kind)))
@@ -81,7 +81,7 @@ internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter 
                     // say so, start it again, and measure this workload once more on the fresh server.
                     await log.WriteLineAsync($"  {kind} died during {workload.Id}; starting it again to repeat {workload.Id}. {session.Server.DescribeExit()}").ConfigureAwait(false);
                     session.Dispose();
-                    session = await ServerSession.StartAsync(kind, tools).ConfigureAwait(false);
+                    session = await StartWarmAsync(kind).ConfigureAwait(false);
                     sample = await MeasureAsync(workload, session, round).ConfigureAwait(false) with { ServerRestarted = true };
                     if (session.Server.HasExited)
                     {
@@ -101,6 +101,21 @@ internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter 
         finally
         {
             session.Dispose();
+        }
+    }
+
+    private async Task<ServerSession> StartWarmAsync(ServerKind kind)
+    {
+        var session = await ServerSession.StartAsync(kind, tools).ConfigureAwait(false);
+        try
+        {
+            await RedisBenchmarkRunner.WarmUpAsync(session, tools, options).ConfigureAwait(false);
+            return session;
+        }
+        catch
+        {
+            session.Dispose();
+            throw;
         }
     }
 

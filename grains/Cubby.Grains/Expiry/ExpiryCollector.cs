@@ -12,11 +12,19 @@ internal sealed class ExpiryCollector : IDisposable
     /// <summary>A grain whose sample is more than this share expired is sampled again in the same cycle.</summary>
     private const double RepeatThreshold = 0.10;
 
+    /// <summary>
+    /// How many intervals apart cycles run while no shard holds an entry that expires: an idle silo, or one whose keys
+    /// never expire, wakes once a second instead of ten times, and a key given a TTL meanwhile is sampled from the next
+    /// cycle on (reads never see it expired either way: every read checks the expiry).
+    /// </summary>
+    private const int IdleSlowdown = 10;
+
     private readonly ShardCatalog _catalog;
     private readonly TimeProvider _time;
     private ITimer? _timer;
     private int _nextSlot;
     private int _running;
+    private bool _slowed;
 
     public ExpiryCollector(ShardCatalog catalog, TimeProvider time)
     {
@@ -30,18 +38,23 @@ internal sealed class ExpiryCollector : IDisposable
         _timer = _time.CreateTimer(static state => ((ExpiryCollector)state!).Tick(), this, options.ActiveExpiryInterval, options.ActiveExpiryInterval);
     }
 
+    /// <summary>Whether the last cycle found no shard holding an entry that expires, so cycles run further apart.</summary>
+    public bool IsSlowed => _slowed;
+
     /// <summary>One active cycle; returns the entries removed.</summary>
     public int RunActiveCycle()
     {
         var options = _catalog.Options;
         var started = _time.GetTimestamp();
         var removed = 0;
+        var sampled = false;
         for (var visited = 0; visited < _catalog.SlotCount; visited++)
         {
             var slot = _nextSlot;
             _nextSlot = (slot + 1) % _catalog.SlotCount;
             if (_catalog.Find(slot) is { HasExpiringEntries: true } shard)
             {
+                sampled = true;
                 removed += SampleUntilClean(shard, options.ActiveExpirySamples, started, options.ActiveExpiryBudget);
             }
 
@@ -51,12 +64,25 @@ internal sealed class ExpiryCollector : IDisposable
             }
         }
 
+        Pace(slowed: !sampled);
         return removed;
     }
 
     public void Dispose()
     {
         _timer?.Dispose();
+    }
+
+    private void Pace(bool slowed)
+    {
+        if (slowed == _slowed)
+        {
+            return;
+        }
+
+        _slowed = slowed;
+        var interval = _catalog.Options.ActiveExpiryInterval * (slowed ? IdleSlowdown : 1);
+        _timer?.Change(interval, interval);
     }
 
     private int SampleUntilClean(Shard shard, int samples, long started, TimeSpan budget)

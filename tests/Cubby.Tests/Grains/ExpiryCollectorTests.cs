@@ -112,6 +112,39 @@ public sealed class ExpiryCollectorTests
     }
 
     [Fact]
+    public void Cycles_run_ten_times_further_apart_while_no_shard_holds_an_entry_that_expires()
+    {
+        var settings = new ShardOptions { KeptForReuseBytes = 0, SlotCount = 16, ActiveExpiryInterval = TimeSpan.FromMilliseconds(100), FullSweepInterval = TimeSpan.FromHours(1) };
+        using var host = new CatalogHost(settings);
+        using var collector = new ExpiryCollector(host.Catalog, host.Time);
+        host.Set("forever", Value);
+        collector.Start();
+        host.Advance(100);
+        Assert.True(collector.IsSlowed);
+
+        for (var i = 0; i < 100; i++)
+        {
+            host.Set($"expiring:{i}", Value, new ExpirySpec(host.Now + 50));
+        }
+
+        // The next cycle is a second after the last one, not 100 ms.
+        for (var elapsed = 0; elapsed < 800; elapsed += 100)
+        {
+            host.Advance(100);
+        }
+
+        Assert.Equal(101, host.Catalog.Count());
+        host.Advance(100);
+        host.Advance(100);
+        Assert.InRange(host.Catalog.Count(), 1, 60);
+        Assert.False(collector.IsSlowed);
+
+        host.Advance(100);
+        host.Advance(100);
+        Assert.Equal(1, host.Catalog.Count());
+    }
+
+    [Fact]
     public void Dispose_stops_the_timers()
     {
         var settings = new ShardOptions { KeptForReuseBytes = 0, SlotCount = 4, ActiveExpiryInterval = TimeSpan.FromMilliseconds(100), FullSweepInterval = TimeSpan.FromSeconds(1) };

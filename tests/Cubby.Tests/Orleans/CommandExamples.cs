@@ -51,7 +51,7 @@ internal static class CommandExamples
         ["hincrby"] = [Ex("HINCRBY {a} f 5", "HSET {a} f 1"), Ex("HINCRBY {a} f 5", "HSET {a} f x")],
         ["hincrbyfloat"] = [Ex("HINCRBYFLOAT {a} f 1.5", "HSET {a} f 1")],
         ["hscan"] = [Ex("HSCAN {a} 0", "HSET {a} f v g w"), Ex("HSCAN {a} 0 MATCH f*", "HSET {a} f v g w"), Ex("HSCAN {a} x")],
-        ["hrandfield"] = [Ex("HRANDFIELD {a}", "HSET {a} f v"), Ex("HRANDFIELD {a} -3 WITHVALUES", "HSET {a} f v")],
+        ["hrandfield"] = [Ex("HRANDFIELD {a}", "HSET {a} f v"), Ex("HRANDFIELD {a} -3 WITHVALUES", "HSET {a} f v"), Ex("HRANDFIELD {a} 2 WITHVALUES", "HSET {a} f v")],
 
         ["del"] = [Ex("DEL {a} {b} {c}", "SET {a} 1", "HSET {b} f v")],
         ["unlink"] = [Ex("UNLINK {a} {b}", "SET {a} 1")],

@@ -123,7 +123,8 @@ internal static class HashCommands
             return;
         }
 
-        byte[]? pattern = null;
+        var pattern = ReadOnlySpan<byte>.Empty;
+        var matchAll = true;
         var noValues = false;
         for (var i = 3; i < request.Count; i++)
         {
@@ -134,7 +135,8 @@ internal static class HashCommands
             }
             else if (i + 1 < request.Count && Arguments.Is(option, "MATCH"))
             {
-                pattern = request[++i].ToArray();
+                pattern = request[++i];
+                matchAll = false;
             }
             else if (i + 1 < request.Count && Arguments.Is(option, "COUNT"))
             {
@@ -156,7 +158,7 @@ internal static class HashCommands
             }
         }
 
-        var reply = new ScanFieldsReply(context.Writer, pattern, noValues);
+        var reply = new ScanFieldsReply(context.Writer, pattern, matchAll, noValues);
         if (!context.Shard.ReadHash(request[1], ref reply))
         {
             context.Writer.WriteArrayHeader(2);

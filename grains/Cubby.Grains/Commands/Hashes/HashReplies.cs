@@ -1,3 +1,4 @@
+using System.Buffers;
 using Cubby.Grains;
 using Cubby.Grains.Hashes;
 using Cubby.Grains.Storage;
@@ -117,7 +118,7 @@ internal enum HashNumber
 /// HSCAN: every matching field in one page and cursor 0, as Redis answers for a hash small enough to be stored whole,
 /// which every Cubby hash is (one value, at most <c>Cubby:MaxValueBytes</c>).
 /// </summary>
-internal readonly struct ScanFieldsReply(RespWriter writer, byte[]? pattern, bool noValues) : IEntryReader
+internal readonly ref struct ScanFieldsReply(RespWriter writer, ReadOnlySpan<byte> pattern, bool matchAll, bool noValues) : IEntryReader
 {
     public void Read(ReadOnlySpan<byte> value, in EntryMetadata metadata, long now)
     {
@@ -144,7 +145,9 @@ internal readonly struct ScanFieldsReply(RespWriter writer, byte[]? pattern, boo
         }
     }
 
-    private bool Matches(ReadOnlySpan<byte> field) => pattern is null || GlobPattern.IsMatch(pattern, field);
+    private readonly ReadOnlySpan<byte> _pattern = pattern;
+
+    private bool Matches(ReadOnlySpan<byte> field) => matchAll || GlobPattern.IsMatch(_pattern, field);
 }
 
 /// <summary>
@@ -163,21 +166,38 @@ internal readonly struct RandomFieldsReply(RespWriter writer, long? count, bool 
             return;
         }
 
-        Span<int> picked = wanted >= 0 ? Distinct(total, (int)Math.Min(wanted, total)) : Repeating(total, -wanted);
-        WriteHeader(writer, picked.Length, withValues);
-        foreach (var index in picked)
+        if (wanted < 0)
         {
-            var entry = Field(fields, index);
-            if (withValues && writer.Version == RespVersion.Resp3)
+            WriteHeader(writer, (int)-wanted, withValues);
+            for (var i = 0L; i < -wanted; i++)
             {
-                writer.WriteArrayHeader(2);
+                WritePick(Field(fields, Random.Shared.Next(total)));
             }
 
-            writer.WriteBulkString(entry.Field);
-            if (withValues)
+            return;
+        }
+
+        // Distinct picks: the first ones of a partial shuffle of the field indexes.
+        var picks = (int)Math.Min(wanted, total);
+        WriteHeader(writer, picks, withValues);
+        var order = ArrayPool<int>.Shared.Rent(total);
+        try
+        {
+            for (var i = 0; i < total; i++)
             {
-                writer.WriteBulkString(entry.Value);
+                order[i] = i;
             }
+
+            for (var i = 0; i < picks; i++)
+            {
+                var swap = Random.Shared.Next(i, total);
+                (order[i], order[swap]) = (order[swap], order[i]);
+                WritePick(Field(fields, order[i]));
+            }
+        }
+        finally
+        {
+            ArrayPool<int>.Shared.Return(order);
         }
     }
 
@@ -185,22 +205,18 @@ internal readonly struct RandomFieldsReply(RespWriter writer, long? count, bool 
     public static void WriteHeader(RespWriter writer, int picks, bool withValues) =>
         writer.WriteArrayHeader(withValues && writer.Version != RespVersion.Resp3 ? 2 * picks : picks);
 
-    private static int[] Distinct(int total, int wanted)
+    private void WritePick(HashFields.Entry entry)
     {
-        var order = Enumerable.Range(0, total).ToArray();
-        Random.Shared.Shuffle(order);
-        return order[..wanted];
-    }
-
-    private static int[] Repeating(int total, long wanted)
-    {
-        var picks = new int[wanted];
-        for (var i = 0; i < picks.Length; i++)
+        if (withValues && writer.Version == RespVersion.Resp3)
         {
-            picks[i] = Random.Shared.Next(total);
+            writer.WriteArrayHeader(2);
         }
 
-        return picks;
+        writer.WriteBulkString(entry.Field);
+        if (withValues)
+        {
+            writer.WriteBulkString(entry.Value);
+        }
     }
 
     private static HashFields.Entry Field(HashFields fields, int index)

@@ -3,9 +3,9 @@ namespace Cubby.Grains.Expiry;
 /// <summary>
 /// Removes expired entries nobody reads: the active cycle, like Redis's, samples a few of this silo's shards at a time
 /// within a time budget, passes over shards without an entry that expires, and stays on a shard while much of its
-/// sample has expired. One silo-wide timer instead of a
-/// timer per shard grain: 1024 grain timers cost CPU idle and flood the dashboard's call counts. The full sweep, which
-/// walks every entry so nothing expired outlives one interval, is each shard grain's Orleans reminder.
+/// sample has expired. One silo-wide timer instead of a timer per shard grain: 1024 grain timers cost CPU idle and
+/// flood the dashboard's call counts. The full sweep, which walks every entry so nothing expired outlives one interval,
+/// is each shard grain's Orleans reminder.
 /// </summary>
 internal sealed class ExpiryCollector : IDisposable
 {

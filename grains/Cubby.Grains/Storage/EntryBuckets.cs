@@ -14,9 +14,11 @@ internal interface IHashedEntries
 }
 
 /// <summary>
-/// The open-addressing table both stores find their dense entries by. A bucket holds an entry's index + 1 (0 is empty);
-/// probing is linear, and a removal shifts later members of its run back, so there are no tombstones. The table stays
-/// between 3/8 and 3/4 full, a power of two long; the memory is the store's own, given as a span.
+/// The open-addressing table both stores find their dense entries by. A bucket holds an entry's key hash in its high
+/// 32 bits and its index + 1 in its low 32 (0 is empty), so a probe past another key's bucket reads no entry: only a
+/// bucket whose hash matches costs a visit to the entry's block, which a lookup reads anyway. Probing is linear, and
+/// a removal shifts later members of its run back, so there are no tombstones. The table stays between 3/8 and 3/4
+/// full, a power of two long; the memory is the store's own, given as a span.
 /// </summary>
 internal static class EntryBuckets
 {
@@ -32,7 +34,7 @@ internal static class EntryBuckets
     public static uint Hash(ReadOnlySpan<byte> key, long seed) => (uint)XxHash64.HashToUInt64(key, seed);
 
     /// <summary>The index of the entry with <paramref name="key"/>, or -1.</summary>
-    public static int Find<TEntries>(ReadOnlySpan<int> buckets, uint hash, ReadOnlySpan<byte> key, in TEntries entries)
+    public static int Find<TEntries>(ReadOnlySpan<ulong> buckets, uint hash, ReadOnlySpan<byte> key, in TEntries entries)
         where TEntries : struct, IHashedEntries
     {
         var mask = buckets.Length - 1;
@@ -44,22 +46,21 @@ internal static class EntryBuckets
                 return -1;
             }
 
-            if (entries.HashAt(slot - 1) == hash && entries.HasKey(slot - 1, key))
+            if (HashOf(slot) == hash && entries.HasKey(IndexOf(slot), key))
             {
-                return slot - 1;
+                return IndexOf(slot);
             }
         }
     }
 
     /// <summary>Files the entry at <paramref name="index"/> under <paramref name="hash"/>.</summary>
-    public static void Insert(Span<int> buckets, uint hash, int index) => buckets[FreeBucket(buckets, hash)] = index + 1;
+    public static void Insert(Span<ulong> buckets, uint hash, int index) => buckets[FreeBucket(buckets, hash)] = Slot(hash, index);
 
     /// <summary>Re-files the entry with <paramref name="hash"/> that moved from index <paramref name="from"/> to <paramref name="to"/>.</summary>
-    public static void Move(Span<int> buckets, uint hash, int from, int to) => buckets[BucketOf(buckets, hash, from)] = to + 1;
+    public static void Move(Span<ulong> buckets, uint hash, int from, int to) => buckets[BucketOf(buckets, hash, from)] = Slot(hash, to);
 
     /// <summary>Takes the entry at <paramref name="index"/> out of the table.</summary>
-    public static void Remove<TEntries>(Span<int> buckets, uint hash, int index, in TEntries entries)
-        where TEntries : struct, IHashedEntries
+    public static void Remove(Span<ulong> buckets, uint hash, int index)
     {
         var mask = buckets.Length - 1;
         var hole = BucketOf(buckets, hash, index);
@@ -73,7 +74,7 @@ internal static class EntryBuckets
                 break;
             }
 
-            var home = (int)entries.HashAt(slot - 1) & mask;
+            var home = (int)HashOf(slot) & mask;
 
             // The entry at 'next' may fill the hole only if its home bucket does not lie cyclically in (hole, next].
             var homeInRange = hole <= next ? home > hole && home <= next : home > hole || home <= next;
@@ -88,7 +89,7 @@ internal static class EntryBuckets
     }
 
     /// <summary>Files entries 0..<paramref name="count"/>-1 into an empty table.</summary>
-    public static void Fill<TEntries>(Span<int> buckets, int count, in TEntries entries)
+    public static void Fill<TEntries>(Span<ulong> buckets, int count, in TEntries entries)
         where TEntries : struct, IHashedEntries
     {
         for (var index = 0; index < count; index++)
@@ -97,7 +98,13 @@ internal static class EntryBuckets
         }
     }
 
-    private static int FreeBucket(ReadOnlySpan<int> buckets, uint hash)
+    private static ulong Slot(uint hash, int index) => ((ulong)hash << 32) | (uint)(index + 1);
+
+    private static uint HashOf(ulong slot) => (uint)(slot >> 32);
+
+    private static int IndexOf(ulong slot) => (int)(uint)slot - 1;
+
+    private static int FreeBucket(ReadOnlySpan<ulong> buckets, uint hash)
     {
         var mask = buckets.Length - 1;
         var bucket = (int)hash & mask;
@@ -109,11 +116,12 @@ internal static class EntryBuckets
         return bucket;
     }
 
-    private static int BucketOf(ReadOnlySpan<int> buckets, uint hash, int index)
+    private static int BucketOf(ReadOnlySpan<ulong> buckets, uint hash, int index)
     {
         var mask = buckets.Length - 1;
         var bucket = (int)hash & mask;
-        while (buckets[bucket] != index + 1)
+        var slot = Slot(hash, index);
+        while (buckets[bucket] != slot)
         {
             bucket = (bucket + 1) & mask;
         }

@@ -14,13 +14,13 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
 {
     /// <summary>
     /// Per-entry bytes beyond the block's footprint (<see cref="EntryBlocks.FootprintOf"/>): a dense slot in a table
-    /// that doubles (8 bytes, up to 16 just after a doubling) and buckets kept between 3/8 and 3/4 full (4 bytes, up to 11).
+    /// that doubles (8 bytes, up to 16 just after a doubling) and buckets kept between 3/8 and 3/4 full (8 bytes, up to 22).
     /// </summary>
-    private const int IndexOverhead = 16 + 12;
+    private const int IndexOverhead = 16 + 22;
 
     private readonly long _seed = Random.Shared.NextInt64();
     private NativeArray<nint> _entries = new(0);
-    private NativeArray<int> _buckets = new(EntryBuckets.MinLength);
+    private NativeArray<ulong> _buckets = new(EntryBuckets.MinLength);
     private int _count;
     private int _expiring;
     private bool _disposed;
@@ -141,7 +141,7 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
         var header = Header(Check(index));
         UsedBytes -= SizeOf(header->KeyLength, header->ValueLength);
         _expiring -= Expiring(header->Metadata);
-        EntryBuckets.Remove(_buckets.AsSpan(), header->Hash, index, Entries);
+        EntryBuckets.Remove(_buckets.AsSpan(), header->Hash, index);
         blocks.Return(header, BlockBytes(header->KeyLength, header->ValueLength));
 
         var last = --_count;
@@ -170,7 +170,7 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
 
         _entries.Resize(0);
         _buckets.Dispose();
-        _buckets = new NativeArray<int>(EntryBuckets.MinLength);
+        _buckets = new NativeArray<ulong>(EntryBuckets.MinLength);
         _count = 0;
         _expiring = 0;
         UsedBytes = 0;
@@ -209,7 +209,7 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
     private void Rehash(int length)
     {
         _buckets.Dispose();
-        _buckets = new NativeArray<int>(length);
+        _buckets = new NativeArray<ulong>(length);
         EntryBuckets.Fill(_buckets.AsSpan(), _count, Entries);
     }
 

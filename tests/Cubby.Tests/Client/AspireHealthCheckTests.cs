@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Cubby.Client;
+using Cubby.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Hosting;
@@ -29,7 +30,7 @@ public sealed class AspireHealthCheckTests
     [Fact]
     public async Task It_is_Unhealthy_within_its_timeout_when_nobody_listens_at_the_gateway()
     {
-        var port = FreePorts.Next();
+        var port = SiloProcess.FreePort();
         using var app = BuildAgainstNobody(port, new() { ["Aspire:Cubby:Client:HealthCheckTimeout"] = "00:00:01" });
 
         var clock = Stopwatch.StartNew();
@@ -45,7 +46,7 @@ public sealed class AspireHealthCheckTests
     [Fact]
     public async Task It_is_Unhealthy_with_the_failures_message_when_the_client_gives_up_first()
     {
-        var port = FreePorts.Next();
+        var port = SiloProcess.FreePort();
         using var app = BuildAgainstNobody(port, new()
         {
             ["Aspire:Cubby:Client:ConnectTimeout"] = "00:00:00.5",

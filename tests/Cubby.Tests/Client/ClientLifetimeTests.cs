@@ -15,7 +15,7 @@ public sealed class ClientLifetimeTests
     [Fact]
     public async Task A_client_whose_silo_is_not_up_yet_fails_within_the_connect_timeout_naming_the_gateway_and_works_once_it_is()
     {
-        var port = FreePorts.Next();
+        var port = SiloProcess.FreePort();
         await using var app = App(port, o => o.ConnectTimeout = TimeSpan.FromMilliseconds(500));
         var client = app.GetRequiredService<ICubbyClient>();
         var cache = app.GetRequiredService<IDistributedCache>();
@@ -36,7 +36,7 @@ public sealed class ClientLifetimeTests
     [Fact]
     public async Task A_silo_stopped_and_started_under_a_running_client_fails_its_calls_meanwhile_and_serves_them_again()
     {
-        var gatewayPort = FreePorts.Next();
+        var gatewayPort = SiloProcess.FreePort();
         var silo = await TestSilo.StartAsync(o => o.Clustering.GatewayPort = gatewayPort);
         try
         {

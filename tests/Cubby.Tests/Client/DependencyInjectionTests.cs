@@ -79,7 +79,7 @@ public sealed class DependencyInjectionTests
     [Fact]
     public async Task A_host_whose_gateways_do_not_answer_fails_to_start_within_the_connect_timeout_naming_them()
     {
-        var port = FreePorts.Next();
+        var port = SiloProcess.FreePort();
         var builder = CreateHostBuilder();
         builder.Services.AddCubbyClient(o =>
         {

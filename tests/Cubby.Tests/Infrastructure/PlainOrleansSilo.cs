@@ -35,7 +35,7 @@ public sealed class PlainOrleansSilo : IAsyncDisposable
         {
             silo.UseDevelopmentClustering(primary);
             silo.Configure<ClusterOptions>(cluster => (cluster.ClusterId, cluster.ServiceId) = (CubbyDefaults.ClusterId, CubbyDefaults.ServiceId));
-            silo.ConfigureEndpoints(IPAddress.Loopback, FreePorts.Next(), FreePorts.Next());
+            silo.ConfigureEndpoints(IPAddress.Loopback, SiloProcess.FreePort(), SiloProcess.FreePort());
             silo.UseInMemoryReminderService();
             silo.AddCubby();
         });

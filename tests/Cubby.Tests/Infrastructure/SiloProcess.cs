@@ -14,7 +14,6 @@ public sealed partial class SiloProcess : IDisposable
 {
     private const int SigTerm = 15;
     private static readonly TimeSpan DefaultReadyTimeout = TimeSpan.FromSeconds(60);
-    private static readonly HashSet<int> HandedOut = [];
     private readonly Process _process;
     private readonly StringBuilder _output = new();
 
@@ -234,45 +233,8 @@ public sealed partial class SiloProcess : IDisposable
     /// <summary>The silo's output, for assertion messages.</summary>
     public string Describe() => $"\n--- silo output (port {RespPort}) ---\n{Output}--- end of silo output ---";
 
-    /// <summary>
-    /// A loopback port free at the time of the call, never handed out before in this test run, and below the kernel's
-    /// ephemeral range: a silo started later binds it, and meanwhile no socket bound to port 0 (a client's, or an
-    /// in-process silo's) can be given it by the kernel.
-    /// </summary>
-    public static int FreePort()
-    {
-        var (first, last) = (10_000, EphemeralRangeStart() - 1);
-        while (true)
-        {
-            var port = Random.Shared.Next(first, last + 1);
-            lock (HandedOut)
-            {
-                if (!HandedOut.Add(port))
-                {
-                    continue;
-                }
-            }
-
-            try
-            {
-                using var listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-                listener.Bind(new IPEndPoint(IPAddress.Loopback, port));
-                return port;
-            }
-            catch (SocketException)
-            {
-                // Taken by something else: try another.
-            }
-        }
-    }
-
-    private static int EphemeralRangeStart()
-    {
-        const string RangeFile = "/proc/sys/net/ipv4/ip_local_port_range";
-        return File.Exists(RangeFile) && int.TryParse(File.ReadAllText(RangeFile).Split((char[])['\t', ' '], StringSplitOptions.RemoveEmptyEntries)[0], out var start) && start > 20_000
-            ? start
-            : 32_768;
-    }
+    /// <summary>A loopback port below the kernel's ephemeral range, free now and never handed out before in this test run.</summary>
+    public static int FreePort() => Cubby.Silo.Clustering.FreePort.Pick(IPAddress.Loopback);
 
     private static string Text(int value) => value.ToString(System.Globalization.CultureInfo.InvariantCulture);
 

@@ -1,5 +1,4 @@
 using System.Net;
-using System.Net.Sockets;
 using Cubby.Grains;
 using Cubby.Grains.Hosting;
 using Cubby.Grains.Storage;
@@ -41,7 +40,7 @@ public sealed class PostgresOrleansSchemaTests(PostgresServer server) : IAsyncLi
         builder.UseOrleans(silo =>
         {
             silo.Configure<ClusterOptions>(options => (options.ClusterId, options.ServiceId) = ("pg-test", "cubby"));
-            silo.ConfigureEndpoints(IPAddress.Loopback, FreePort(), FreePort());
+            silo.ConfigureEndpoints(IPAddress.Loopback, SiloProcess.FreePort(), SiloProcess.FreePort());
             silo.UseAdoNetClustering(options => (options.Invariant, options.ConnectionString) = ("Npgsql", ConnectionString));
             silo.UseAdoNetReminderService(options => (options.Invariant, options.ConnectionString) = ("Npgsql", ConnectionString));
             silo.Services.Configure<ReminderOptions>(options => options.MinimumReminderPeriod = TimeSpan.FromSeconds(1));
@@ -74,12 +73,5 @@ public sealed class PostgresOrleansSchemaTests(PostgresServer server) : IAsyncLi
         await connection.OpenAsync();
         await using var command = new NpgsqlCommand(sql, connection);
         return Convert.ToInt64(await command.ExecuteScalarAsync(), System.Globalization.CultureInfo.InvariantCulture);
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 }

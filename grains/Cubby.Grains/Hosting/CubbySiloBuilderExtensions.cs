@@ -1,5 +1,6 @@
 using Cubby.Grains.Commands;
 using Cubby.Grains.Placement;
+using Cubby.Grains.Reports;
 using Cubby.Grains.Storage;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
@@ -24,7 +25,8 @@ public static class CubbySiloBuilderExtensions
     /// Adds Cubby's shard grains to this silo, with their settings from the <c>Cubby</c> configuration section
     /// (checked now): the shards' store, memory budget, expiry and eviction, their placement on their home silos,
     /// their migration with their entries, the distributed grain directory they need, the silo-wide active expiry
-    /// cycle, and the commands on keys that other silos' RESP front doors relay here. The silo's clustering and
+    /// cycle, the commands on keys that other silos' RESP front doors relay here, and this silo's answer to what it holds
+    /// (<c>INFO cluster</c> on the others). The silo's clustering and
     /// reminder service are the host's own.
     /// </summary>
     /// <param name="silo">The silo builder.</param>
@@ -57,6 +59,8 @@ public static class CubbySiloBuilderExtensions
         silo.Services.AddSingleton<ShardRebalancer>();
         silo.Services.AddHostedService(static services => services.GetRequiredService<ShardRebalancer>());
         silo.Services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(static services => services.GetRequiredService<ShardRebalancer>());
+        silo.AddGrainService<ShardSiloService>();
+        silo.Services.AddSingleton<ShardSilos>();
         silo.Services.AddHostedService<ExpiryService>();
         if (options.Store == EntryStoreKind.Native && options.NativeHeapTrimInterval > TimeSpan.Zero)
         {

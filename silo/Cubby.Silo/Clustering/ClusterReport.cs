@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using Cubby.Grains.Reports;
 using Cubby.Silo.Hosting;
 
 namespace Cubby.Silo.Clustering;
@@ -70,7 +71,7 @@ internal sealed record ClusterReport(
 
         try
         {
-            return await silo.Reports.Of(member.SiloAddress).Describe().WaitAsync(SiloTimeout).ConfigureAwait(false);
+            return await silo.ShardSilos.Of(member.SiloAddress).Describe().WaitAsync(SiloTimeout).ConfigureAwait(false);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {

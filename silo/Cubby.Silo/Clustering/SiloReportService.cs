@@ -10,13 +10,6 @@ namespace Cubby.Silo.Clustering;
 internal sealed class SiloReportService(GrainId id, global::Orleans.Runtime.Silo silo, ILoggerFactory loggers, IServiceProvider services)
     : GrainService(id, silo, loggers), ISiloReportService
 {
-    public Task<SiloCard> Describe()
-    {
-        var catalog = services.GetRequiredService<ShardCatalog>();
-        var runtime = services.GetService<SiloRuntime>();
-        return Task.FromResult(new SiloCard(runtime?.RespEndpoint ?? "", catalog.Count(), catalog.ActiveShards()));
-    }
-
     public Task<byte[]> Stats(int seconds)
     {
         var runtime = services.GetRequiredService<SiloRuntime>();

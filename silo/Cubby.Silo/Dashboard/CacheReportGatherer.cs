@@ -6,8 +6,9 @@ namespace Cubby.Silo.Dashboard;
 
 /// <summary>
 /// Builds the <see cref="CacheReport"/>: this silo's own figures and each other live member's, asked through its
-/// <see cref="ISiloReportService"/>, then the silos declared dead of late. A silo that does not answer within
-/// <see cref="PeerTimeout"/> is shown as unreachable rather than holding the page up.
+/// <see cref="Grains.Reports.IShardSiloService"/> and <see cref="ISiloReportService"/>, then the silos declared dead
+/// of late. A silo that does not answer within <see cref="PeerTimeout"/> is shown as unreachable rather than holding
+/// the page up.
 /// </summary>
 internal sealed class CacheReportGatherer(SiloRuntime silo, RecentDeaths deaths)
 {
@@ -42,9 +43,8 @@ internal sealed class CacheReportGatherer(SiloRuntime silo, RecentDeaths deaths)
 
         try
         {
-            var service = silo.Reports.Of(address);
-            var card = service.Describe().WaitAsync(PeerTimeout);
-            var stats = service.Stats(seconds).WaitAsync(PeerTimeout);
+            var card = silo.ShardSilos.Of(address).Describe().WaitAsync(PeerTimeout);
+            var stats = silo.Reports.Of(address).Stats(seconds).WaitAsync(PeerTimeout);
             var (answer, figures) = (await card.ConfigureAwait(false), JsonSerializer.Deserialize(await stats.ConfigureAwait(false), DashboardJson.Default.SiloStats));
             return new CacheSilo(address.ToParsableString(), answer.RespEndpoint, status, answer.Shards, IsSelf: false, Reachable: true, figures);
         }

@@ -1,6 +1,7 @@
 using Cubby.Grains;
 using Cubby.Grains.Capacity;
 using Cubby.Grains.Commands;
+using Cubby.Grains.Reports;
 using Cubby.Silo.Clustering;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
@@ -17,6 +18,7 @@ internal sealed class SiloRuntime(
     IGrainFactory? grains = null,
     IClusterMembershipService? membership = null,
     SiloReports? reports = null,
+    ShardSilos? shardSilos = null,
     ILocalSiloDetails? local = null)
 {
     private const string NoOrleans = "This runtime was built without an Orleans silo (a benchmark's or test's bare runtime); it serves only shards it holds.";
@@ -41,8 +43,11 @@ internal sealed class SiloRuntime(
     /// <summary>Orleans' view of the cluster.</summary>
     public IClusterMembershipService Membership => membership ?? throw new InvalidOperationException(NoOrleans);
 
-    /// <summary>The other silos' own reports (RESP endpoint, counts, dashboard numbers).</summary>
+    /// <summary>The other Cubby silos' dashboard numbers.</summary>
     public SiloReports Reports => reports ?? throw new InvalidOperationException(NoOrleans);
+
+    /// <summary>What each silo holding shards says of itself (RESP endpoint, counts), plain Orleans hosts included.</summary>
+    public ShardSilos ShardSilos => shardSilos ?? throw new InvalidOperationException(NoOrleans);
 
     public CommandTable Commands { get; } = CommandTable.Create();
 

@@ -94,6 +94,24 @@ public sealed class MixedClusterTests(MixedCluster cluster) : IClassFixture<Mixe
         RespAssert.Integer(1, await second.CallAsync("DEL", local + "s"));
     }
 
+    [Fact]
+    public async Task Info_cluster_counts_the_shards_and_keys_of_the_plain_silo_which_has_no_resp_door()
+    {
+        var plain = $"{{{await cluster.TagHeldByAsync(2)}}}";
+        await using var first = await cluster.First.ConnectAsync();
+        RespAssert.Ok(await first.CallAsync("SET", plain + "counted", "v"));
+
+        var lines = (await first.CallAsync("INFO", "cluster")).AsString()!.Split("\r\n");
+        var silos = lines.Where(line => line.StartsWith("silo", StringComparison.Ordinal)).ToArray();
+
+        Assert.Equal(3, silos.Length);
+        Assert.DoesNotContain(silos, line => line.Contains("=?", StringComparison.Ordinal));
+        var withoutDoor = Assert.Single(silos, line => line.Contains(",resp=,", StringComparison.Ordinal));
+        Assert.Contains($"shards={cluster.Plain.Catalog.ActiveShards()},", withoutDoor, StringComparison.Ordinal);
+        Assert.Contains($"keys={cluster.Plain.Catalog.Count()}", withoutDoor, StringComparison.Ordinal);
+        RespAssert.Integer(1, await first.CallAsync("DEL", plain + "counted"));
+    }
+
     private static int SlotOf(string key) => new Cubby.Sharding.ShardMap(Cubby.Sharding.ShardMap.DefaultSlotCount).SlotOf(Encoding.UTF8.GetBytes(key));
 
     private static async Task<RespTestClient> ConnectAsync(TestSilo silo, int protocol)

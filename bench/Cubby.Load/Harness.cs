@@ -18,6 +18,11 @@ internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter 
 
     public async Task<RunReport> RunAsync()
     {
+        if (options.PinServer)
+        {
+            CorePinning.PinThisProcess();
+        }
+
         var clock = Stopwatch.StartNew();
         var loadBefore = LinuxProcess.LoadAverage();
         for (var round = 1; round <= options.Rounds; round++)
@@ -62,6 +67,7 @@ internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter 
             loadBefore,
             LinuxProcess.LoadAverage(),
             Math.Round(clock.Elapsed.TotalSeconds, 1),
+            options.PinServer ? $"each server pinned to core {CorePinning.ServerCores}, the load generators to cores {CorePinning.LoadCores}" : null,
             WorkloadSpec.All.ToDictionary(w => w.Id, w => w.Description));
         return new RunReport(info, rows);
     }
@@ -106,7 +112,7 @@ internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter 
 
     private async Task<ServerSession> StartWarmAsync(ServerKind kind)
     {
-        var session = await ServerSession.StartAsync(kind, tools).ConfigureAwait(false);
+        var session = await ServerSession.StartAsync(kind, tools, options.PinServer).ConfigureAwait(false);
         try
         {
             await RedisBenchmarkRunner.WarmUpAsync(session, tools, options).ConfigureAwait(false);

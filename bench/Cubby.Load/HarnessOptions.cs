@@ -17,6 +17,7 @@ internal sealed record HarnessOptions
           --servers LIST       a subset of cubby,redis,garnet (default all three)
           --silo PATH          Cubby.Silo.dll to run (default: the one built beside the harness)
           --garnet PATH        garnet-server to run (default: .tools/garnet, installed there if missing)
+          --pin                each server on core 0, the load generators on the other cores (2 or more cores)
 
         Soak instead: dotnet run --project bench/Cubby.Load -c Release -- soak --help
         """;
@@ -40,6 +41,9 @@ internal sealed record HarnessOptions
     public string? SiloPath { get; init; }
 
     public string? GarnetPath { get; init; }
+
+    /// <summary>Runs each server on core 0 and the load on the others (<see cref="CorePinning"/>).</summary>
+    public bool PinServer { get; init; }
 
     public int Callers { get; init; } = 64;
 
@@ -87,6 +91,9 @@ internal sealed record HarnessOptions
                     case "--garnet":
                         options = options with { GarnetPath = Path.GetFullPath(Value()) };
                         break;
+                    case "--pin":
+                        options = options with { PinServer = true };
+                        break;
                     default:
                         error = $"Unknown option {name}.";
                         return false;
@@ -107,6 +114,12 @@ internal sealed record HarnessOptions
         if (options.Rounds < 1 || options.Duration <= TimeSpan.Zero || options.Duration > TimeSpan.FromMinutes(5))
         {
             error = "--rounds must be at least 1 and --duration between 0 and 300 seconds.";
+            return false;
+        }
+
+        if (options.PinServer && Environment.ProcessorCount < 2)
+        {
+            error = "--pin needs at least 2 cores: one for the server, the others for the load.";
             return false;
         }
 

@@ -43,11 +43,15 @@ internal sealed class ServerProcess : IDisposable
     public double CpuSeconds => LinuxProcess.CpuSeconds(_process.Id);
 
     /// <summary>Starts the server and waits until it answers PING; a port taken in between is retried on another.</summary>
-    public static async Task<ServerProcess> StartAsync(ServerKind kind, ToolSet tools, IReadOnlyList<string>? extraArguments = null)
+    /// <param name="kind">Which server.</param>
+    /// <param name="tools">Where its executable is.</param>
+    /// <param name="extraArguments">Added to its command line.</param>
+    /// <param name="pinned">Runs it on <see cref="CorePinning.ServerCores"/>.</param>
+    public static async Task<ServerProcess> StartAsync(ServerKind kind, ToolSet tools, IReadOnlyList<string>? extraArguments = null, bool pinned = false)
     {
         for (var attempt = 1; ; attempt++)
         {
-            var server = Start(kind, tools, FreePort(), extraArguments ?? []);
+            var server = Start(kind, tools, FreePort(), extraArguments ?? [], pinned);
             try
             {
                 await server.WaitUntilReadyAsync().ConfigureAwait(false);
@@ -110,7 +114,7 @@ internal sealed class ServerProcess : IDisposable
         _process.Dispose();
     }
 
-    private static ServerProcess Start(ServerKind kind, ToolSet tools, int port, IReadOnlyList<string> extraArguments)
+    private static ServerProcess Start(ServerKind kind, ToolSet tools, int port, IReadOnlyList<string> extraArguments, bool pinned)
     {
         var text = port.ToString(System.Globalization.CultureInfo.InvariantCulture);
         var gatewayPort = kind == ServerKind.Cubby ? FreePort() : 0;
@@ -126,15 +130,17 @@ internal sealed class ServerProcess : IDisposable
             ServerKind.Redis => (tools.RedisServer, new[] { "--port", text, "--bind", "127.0.0.1", "--save", string.Empty, "--appendonly", "no" }),
             _ => (tools.Garnet, new[] { "--port", text, "--bind", "127.0.0.1", "--memory", "2g", "--index", "64m", "--logger-level", "Warning" }),
         };
-        var start = new ProcessStartInfo(file)
+        var workingDirectory = Path.GetDirectoryName(kind == ServerKind.Cubby ? tools.Silo : file)!;
+        var (command, commandArguments) = pinned ? CorePinning.OnServerCores(file, arguments.Concat(extraArguments)) : (file, arguments.Concat(extraArguments));
+        var start = new ProcessStartInfo(command)
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             RedirectStandardInput = true,
             UseShellExecute = false,
-            WorkingDirectory = Path.GetDirectoryName(kind == ServerKind.Cubby ? tools.Silo : file)!,
+            WorkingDirectory = workingDirectory,
         };
-        foreach (var argument in arguments.Concat(extraArguments))
+        foreach (var argument in commandArguments)
         {
             start.ArgumentList.Add(argument);
         }

@@ -19,9 +19,9 @@ internal sealed class ServerSession : IDisposable
 
     public ServerProbe Probe { get; }
 
-    public static async Task<ServerSession> StartAsync(ServerKind kind, ToolSet tools)
+    public static async Task<ServerSession> StartAsync(ServerKind kind, ToolSet tools, bool pinned)
     {
-        var server = await ServerProcess.StartAsync(kind, tools).ConfigureAwait(false);
+        var server = await ServerProcess.StartAsync(kind, tools, pinned: pinned).ConfigureAwait(false);
         try
         {
             return new ServerSession(server, await server.ConnectAsync(TimeSpan.FromSeconds(30)).ConfigureAwait(false));

@@ -21,4 +21,5 @@ internal sealed record RunInfo(
     string LoadAverageBefore,
     string LoadAverageAfter,
     double TotalSeconds,
+    string? Pinning,
     IReadOnlyDictionary<string, string> Workloads);

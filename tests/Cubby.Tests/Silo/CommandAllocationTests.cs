@@ -51,13 +51,14 @@ public sealed class CommandAllocationTests
                         isError = Run(session, pipe, requests);
                     }
 
-                    var before = GC.GetAllocatedBytesForCurrentThread();
-                    for (var i = 0; i < Measured; i++)
+                    // An allocation per command shows in every window; a one-off one (a pool refilling after the GC
+                    // trimmed it while the rest of the suite ran) does not show in the next.
+                    var perRun = AllocatedPerRun(session, pipe, requests);
+                    if (perRun > 0)
                     {
-                        Run(session, pipe, requests);
+                        perRun = AllocatedPerRun(session, pipe, requests);
                     }
 
-                    var perRun = (GC.GetAllocatedBytesForCurrentThread() - before) / (double)Measured;
                     if (perRun > 0 && !isError && !EntryCopyingCommands.Contains(command))
                     {
                         allocating.Add($"{example}: {perRun:0.#} B");
@@ -77,6 +78,17 @@ public sealed class CommandAllocationTests
 
         Assert.True(allocating.Count == 0, "Allocating per run:\n" + string.Join('\n', allocating));
         Assert.True(measured > 100, $"Only {measured} examples ran without an error reply.");
+    }
+
+    private static double AllocatedPerRun(ClientSession session, Pipe pipe, RespRequest[] requests)
+    {
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        for (var i = 0; i < Measured; i++)
+        {
+            Run(session, pipe, requests);
+        }
+
+        return (GC.GetAllocatedBytesForCurrentThread() - before) / (double)Measured;
     }
 
     /// <summary>Runs the setup, then the command; true when the command's reply is an error.</summary>

@@ -33,10 +33,7 @@ public static class SiloHostingExtensions
     {
         ArgumentNullException.ThrowIfNull(builder);
         var options = CubbyOptions.Register(builder.Services, builder.Configuration, configure);
-        if (options.InlineScheduling)
-        {
-            InlineSocketCompletions.Enable();
-        }
+        SocketEngine.Configure(options);
 
         builder.UseOrleans(silo =>
         {

@@ -45,6 +45,14 @@ public sealed class SiloOptions : ShardOptions
     public bool InlineScheduling { get; set; } = true;
 
     /// <summary>
+    /// With <see cref="InlineScheduling"/>, the socket engine's event threads, on which commands run
+    /// (<c>DOTNET_SYSTEM_NET_SOCKETS_THREAD_COUNT</c>, process-wide, unless that variable is set already).
+    /// 0, the default, is one fewer than the processor count and at least one, leaving a core for Orleans and the
+    /// garbage collector.
+    /// </summary>
+    public int SocketThreads { get; set; }
+
+    /// <summary>
     /// The cluster this silo belongs to (Orleans' cluster id); several clusters may share one membership database.
     /// </summary>
     public string ClusterId { get; set; } = CubbyDefaults.ClusterId;

@@ -28,6 +28,7 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         Require(options.MaxRequestBytes >= (long)options.MaxValueBytes + options.MaxKeyBytes + 1024, $"Cubby:MaxRequestBytes must leave room for one key and one value: at least Cubby:MaxValueBytes + Cubby:MaxKeyBytes + 1024 (was {options.MaxRequestBytes}).");
         Require(options.MaxRequestBytes <= Array.MaxLength, $"Cubby:MaxRequestBytes must be at most {Array.MaxLength} (was {options.MaxRequestBytes}).");
         Require(options.Password is null || options.Password.Length > 0, "Cubby:Password must not be empty; remove it to disable AUTH.");
+        Require(options.SocketThreads is >= 0 and <= 1024, $"Cubby:SocketThreads must be between 0 (one fewer than the processor count) and 1024 (was {options.SocketThreads}).");
         Require(options.ShutdownTimeout > TimeSpan.Zero, $"Cubby:ShutdownTimeout must be positive (was {options.ShutdownTimeout}).");
 
         ValidateTls(options, Require);

@@ -10,6 +10,7 @@ public sealed class SiloOptionsValidatorTests
     {
         { "Cubby:RespPort", options => options.RespPort = 70_000 },
         { "Cubby:SlotCount", options => options.SlotCount = 0 },
+        { "Cubby:SocketThreads", options => options.SocketThreads = -1 },
         { "Cubby:Clustering:ConnectionString", options => options.Clustering.Mode = ClusteringMode.Postgres },
         { "Cubby:Clustering:PrimaryEndpoint", options => options.Clustering.PrimaryEndpoint = "no-port" },
         { "Cubby:Clustering:SiloPort", options => options.Clustering.SiloPort = 70_000 },

@@ -5,11 +5,14 @@ namespace Cubby.Resp;
 
 /// <summary>
 /// One parsed command: its arguments, argument 0 being the command name. A connection reuses one instance for every
-/// command it reads; the spans it hands out stay valid until the next parse into it (or <see cref="Dispose"/>).
+/// command it reads; the spans it hands out stay valid until the next parse into it (or <see cref="Dispose"/>), and,
+/// when it <see cref="IsBorrowed"/> the received bytes, only until those are released: call <see cref="Own"/> first to
+/// keep it longer.
 /// </summary>
 /// <remarks>
-/// Arguments live in one contiguous byte buffer rented from <see cref="ArrayPool{T}.Shared"/>, with their offsets and
-/// lengths in a rented <see cref="int"/> array, so parsing allocates nothing once the buffers have grown to fit.
+/// A command that arrived whole in one received block is read where it lies (<see cref="IsBorrowed"/>). Otherwise its
+/// arguments are copied into one contiguous byte buffer rented from <see cref="ArrayPool{T}.Shared"/>. Offsets and
+/// lengths live in a rented <see cref="int"/> array, so parsing allocates nothing once the buffers have grown to fit.
 /// Buffers that grew beyond a modest size for one big command go back to the pool at the next parse.
 /// </remarks>
 public sealed class RespRequest : IDisposable
@@ -19,7 +22,11 @@ public sealed class RespRequest : IDisposable
     private const int RetainedDataBytes = 64 * 1024;
     private const int RetainedArgumentSlots = 1024;
 
+    // The rented buffer copied arguments live in.
     private byte[] _data = [];
+
+    // Where the arguments are read from: _data, or the received block a command was parsed in place from.
+    private byte[] _source = [];
 
     // Two entries per argument: its start offset in _data, then its length.
     private int[] _bounds = [];
@@ -31,6 +38,12 @@ public sealed class RespRequest : IDisposable
     /// <summary>True when the command arrived as an inline command line (such as <c>PING\r\n</c>) rather than a RESP array.</summary>
     public bool IsInline { get; private set; }
 
+    /// <summary>
+    /// True when the arguments are read in place from the received bytes they were parsed from, which the caller may
+    /// release or reuse once it has run the command; <see cref="Own"/> copies them first.
+    /// </summary>
+    public bool IsBorrowed { get; private set; }
+
     /// <summary>The bytes of one argument.</summary>
     /// <param name="index">From 0 (the command name) to <see cref="Count"/> - 1.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="index"/> is outside 0 to <see cref="Count"/> - 1.</exception>
@@ -40,7 +53,7 @@ public sealed class RespRequest : IDisposable
         {
             ArgumentOutOfRangeException.ThrowIfNegative(index);
             ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(index, Count);
-            return _data.AsSpan(_bounds[2 * index], _bounds[(2 * index) + 1]);
+            return _source.AsSpan(_bounds[2 * index], _bounds[(2 * index) + 1]);
         }
     }
 
@@ -61,6 +74,37 @@ public sealed class RespRequest : IDisposable
     /// <summary>Appends an argument: for building a command in code, such as one silo's share of a multi-key command.</summary>
     /// <param name="argument">The argument's bytes, copied.</param>
     public void Append(ReadOnlySpan<byte> argument) => argument.CopyTo(AppendArgument(argument.Length));
+
+    /// <summary>
+    /// Copies borrowed arguments into the request's own buffer, so they outlive the received bytes they were parsed
+    /// from: for a command that is still running when the connection reads on.
+    /// </summary>
+    public void Own()
+    {
+        if (!IsBorrowed)
+        {
+            return;
+        }
+
+        var received = _source;
+        var total = 0;
+        for (var i = 0; i < Count; i++)
+        {
+            total += _bounds[(2 * i) + 1];
+        }
+
+        IsBorrowed = false;
+        _source = _data;
+        _dataLength = 0;
+        EnsureDataCapacity(total);
+        for (var i = 0; i < Count; i++)
+        {
+            var length = _bounds[(2 * i) + 1];
+            received.AsSpan(_bounds[2 * i], length).CopyTo(_data.AsSpan(_dataLength));
+            _bounds[2 * i] = _dataLength;
+            _dataLength += length;
+        }
+    }
 
     /// <summary>
     /// Drops the first <paramref name="count"/> arguments, so a command wrapped in another (a forwarded call) can be
@@ -105,9 +149,29 @@ public sealed class RespRequest : IDisposable
         EnsureDataCapacity(dataBytes);
     }
 
+    /// <summary>
+    /// Starts a command of <paramref name="arguments"/> arguments read in place from <paramref name="received"/>, each
+    /// then registered with <see cref="AddBorrowedArgument"/>.
+    /// </summary>
+    internal void BeginBorrowed(byte[] received, int arguments)
+    {
+        EnsureArgumentSlots(arguments);
+        IsBorrowed = true;
+        _source = received;
+    }
+
+    /// <summary>Registers an argument at <paramref name="start"/> in the array given to <see cref="BeginBorrowed"/>.</summary>
+    internal void AddBorrowedArgument(int start, int length)
+    {
+        _bounds[2 * Count] = start;
+        _bounds[(2 * Count) + 1] = length;
+        Count++;
+    }
+
     /// <summary>Adds an argument of <paramref name="length"/> bytes and returns the span to copy it into.</summary>
     internal Span<byte> AppendArgument(int length)
     {
+        Own();
         EnsureArgumentSlots(Count + 1);
         EnsureDataCapacity(_dataLength + length);
         int start = _dataLength;
@@ -146,6 +210,8 @@ public sealed class RespRequest : IDisposable
         Count = 0;
         _dataLength = 0;
         IsInline = false;
+        IsBorrowed = false;
+        _source = _data;
     }
 
     private void EnsureDataCapacity(int bytes)
@@ -160,6 +226,10 @@ public sealed class RespRequest : IDisposable
         _data.AsSpan(0, _dataLength).CopyTo(grown);
         ReturnData();
         _data = grown;
+        if (!IsBorrowed)
+        {
+            _source = grown;
+        }
     }
 
     private void EnsureArgumentSlots(int arguments)
@@ -182,6 +252,10 @@ public sealed class RespRequest : IDisposable
         {
             ArrayPool<byte>.Shared.Return(_data);
             _data = [];
+            if (!IsBorrowed)
+            {
+                _source = _data;
+            }
         }
     }
 

@@ -25,8 +25,10 @@ public static class RespRequestParser
     /// commands precede an incomplete one, the result is <see cref="RespParseStatus.Incomplete"/> with
     /// <paramref name="consumed"/> after the skipped bytes, which the caller may release.
     /// Parsing is stateless: after <see cref="RespParseStatus.Incomplete"/>, call again with the same start and more bytes.
-    /// A RESP array command is validated and measured before anything is copied, so re-reading one that is still
-    /// arriving costs only its headers, and its storage is reserved only for bytes that have arrived.
+    /// A RESP array command that arrived whole in the buffer's first segment is read in place: the request borrows the
+    /// segment (<see cref="RespRequest.IsBorrowed"/>) and is valid only as long as the buffer is. Otherwise it is
+    /// validated and measured before anything is copied, so re-reading one that is still arriving costs only its
+    /// headers, and its storage is reserved only for bytes that have arrived.
     /// </remarks>
     /// <param name="buffer">Received bytes, from the first byte not yet consumed.</param>
     /// <param name="request">Receives the command on <see cref="RespParseStatus.Complete"/>; emptied otherwise.</param>
@@ -45,6 +47,14 @@ public static class RespRequestParser
     {
         ArgumentNullException.ThrowIfNull(request);
         ArgumentNullException.ThrowIfNull(limits);
+
+        request.Reset();
+        if (InPlaceArrayParser.TryParse(buffer.First, request, limits, out var length))
+        {
+            consumed = buffer.GetPosition(length);
+            error = null;
+            return RespParseStatus.Complete;
+        }
 
         var reader = new SequenceReader<byte>(buffer);
         while (true)

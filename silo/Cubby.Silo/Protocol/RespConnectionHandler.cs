@@ -137,6 +137,8 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                 Execute(session, request);
                 if (session.HasDeferred)
                 {
+                    // It runs on after this batch's bytes are released, and may still read its arguments.
+                    request.Own();
                     return (consumed, null, true);
                 }
 

@@ -12,20 +12,26 @@ namespace Cubby.Silo.Commands;
 internal static class CommandDispatcher
 {
     /// <summary>Runs the request and counts it (result and latency) in the session's tally.</summary>
-    public static void Execute(ClientSession session, RespRequest request)
+    public static void Execute(ClientSession session, RespRequest request) => Execute(session, request, Stopwatch.GetTimestamp());
+
+    /// <summary>
+    /// Runs the request, counting its latency from <paramref name="started"/>, and returns when it finished: a batch
+    /// starts each command's clock where the previous one stopped, one clock read per command instead of two.
+    /// </summary>
+    public static long Execute(ClientSession session, RespRequest request, long started)
     {
-        var started = Stopwatch.GetTimestamp();
         var errorsBefore = session.Writer.ErrorCount;
         var counted = Run(session, request);
         if (session.HasDeferred)
         {
             // Its reply is written when the deferred part finishes; the connection counts it then.
             session.TrackDeferred(counted, started, errorsBefore);
+            return started;
         }
-        else
-        {
-            session.RecordCommand(counted, session.Writer.ErrorCount != errorsBefore, Stopwatch.GetTimestamp() - started);
-        }
+
+        var finished = Stopwatch.GetTimestamp();
+        session.RecordCommand(counted, session.Writer.ErrorCount != errorsBefore, finished - started);
+        return finished;
     }
 
     /// <summary>Runs the request; returns the index its metrics are kept under.</summary>

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics;
 using System.IO.Pipelines;
 using Cubby.Diagnostics;
 using Cubby.Resp;
@@ -110,6 +111,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
     {
         var consumed = buffer.Start;
         var executed = 0;
+        var clock = Stopwatch.GetTimestamp();
         try
         {
             while (!session.CloseRequested)
@@ -134,7 +136,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                 }
 
                 executed++;
-                Execute(session, request);
+                clock = Execute(session, request, clock);
                 if (session.HasDeferred)
                 {
                     // It runs on after this batch's bytes are released, and may still read its arguments.
@@ -156,17 +158,19 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         return (consumed, null, false);
     }
 
-    private void Execute(ClientSession session, RespRequest request)
+    /// <summary>Runs one command whose latency counts from <paramref name="started"/>; returns when it finished.</summary>
+    private long Execute(ClientSession session, RespRequest request, long started)
     {
         try
         {
-            CommandDispatcher.Execute(session, request);
+            return CommandDispatcher.Execute(session, request, started);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
             // One failing command must not take the connection, or the silo, down with it.
             Log.CommandFailed(logger, exception, session.Id, session.LastCommand);
             session.Writer.WriteError("ERR internal error: " + exception.Message);
+            return Stopwatch.GetTimestamp();
         }
     }
 

@@ -25,8 +25,8 @@ public sealed class RespRequest : IDisposable
     // The rented buffer copied arguments live in.
     private byte[] _data = [];
 
-    // Where the arguments are read from: _data, or the received block a command was parsed in place from.
-    private byte[] _source = [];
+    // The received block a command was parsed in place from; null when its arguments were copied into _data.
+    private byte[]? _borrowed;
 
     // Two entries per argument: its start offset in _data, then its length.
     private int[] _bounds = [];
@@ -42,7 +42,7 @@ public sealed class RespRequest : IDisposable
     /// True when the arguments are read in place from the received bytes they were parsed from, which the caller may
     /// release or reuse once it has run the command; <see cref="Own"/> copies them first.
     /// </summary>
-    public bool IsBorrowed { get; private set; }
+    public bool IsBorrowed => _borrowed is not null;
 
     /// <summary>The bytes of one argument.</summary>
     /// <param name="index">From 0 (the command name) to <see cref="Count"/> - 1.</param>
@@ -53,7 +53,7 @@ public sealed class RespRequest : IDisposable
         {
             ArgumentOutOfRangeException.ThrowIfNegative(index);
             ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(index, Count);
-            return _source.AsSpan(_bounds[2 * index], _bounds[(2 * index) + 1]);
+            return (_borrowed ?? _data).AsSpan(_bounds[2 * index], _bounds[(2 * index) + 1]);
         }
     }
 
@@ -81,20 +81,18 @@ public sealed class RespRequest : IDisposable
     /// </summary>
     public void Own()
     {
-        if (!IsBorrowed)
+        if (_borrowed is not { } received)
         {
             return;
         }
 
-        var received = _source;
         var total = 0;
         for (var i = 0; i < Count; i++)
         {
             total += _bounds[(2 * i) + 1];
         }
 
-        IsBorrowed = false;
-        _source = _data;
+        _borrowed = null;
         _dataLength = 0;
         EnsureDataCapacity(total);
         for (var i = 0; i < Count; i++)
@@ -156,8 +154,7 @@ public sealed class RespRequest : IDisposable
     internal void BeginBorrowed(byte[] received, int arguments)
     {
         EnsureArgumentSlots(arguments);
-        IsBorrowed = true;
-        _source = received;
+        _borrowed = received;
     }
 
     /// <summary>Registers an argument at <paramref name="start"/> in the array given to <see cref="BeginBorrowed"/>.</summary>
@@ -210,8 +207,7 @@ public sealed class RespRequest : IDisposable
         Count = 0;
         _dataLength = 0;
         IsInline = false;
-        IsBorrowed = false;
-        _source = _data;
+        _borrowed = null;
     }
 
     private void EnsureDataCapacity(int bytes)
@@ -226,10 +222,6 @@ public sealed class RespRequest : IDisposable
         _data.AsSpan(0, _dataLength).CopyTo(grown);
         ReturnData();
         _data = grown;
-        if (!IsBorrowed)
-        {
-            _source = grown;
-        }
     }
 
     private void EnsureArgumentSlots(int arguments)
@@ -252,10 +244,6 @@ public sealed class RespRequest : IDisposable
         {
             ArrayPool<byte>.Shared.Return(_data);
             _data = [];
-            if (!IsBorrowed)
-            {
-                _source = _data;
-            }
         }
     }
 

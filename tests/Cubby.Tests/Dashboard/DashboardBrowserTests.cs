@@ -41,6 +41,8 @@ public sealed class DashboardBrowserTests(ITestOutputHelper output)
                 HttpCredentials = new() { Username = "operator", Password = Password },
                 ViewportSize = new() { Width = 1400, Height = 1000 },
             });
+            // Navigations and clicks get the test's deadline too: Playwright's own 30 s is short for three loaded silos on two cores.
+            context.SetDefaultTimeout((float)Deadline.TotalMilliseconds);
             var errors = new List<string>();
             var page = await OpenAsync(context, errors);
 
@@ -61,7 +63,9 @@ public sealed class DashboardBrowserTests(ITestOutputHelper output)
             await page.GotoAsync(dashboard);
             await page.Locator("#menu a").First.WaitForAsync();
             await page.Locator("#cubby-menu a", new() { HasText = "Cubby cache" }).ClickAsync();
-            await page.WaitForURLAsync("**/dashboard/cache/");
+            // The page's own elements are awaited below with the test's deadline; its load event, which a loaded
+            // machine held back past Playwright's 30 s once, is not.
+            await page.WaitForURLAsync("**/dashboard/cache/", new() { WaitUntil = WaitUntilState.Commit });
             await WaitForAsync(page, cluster, "three silos answering on the cache page", async () => await page.Locator("#silo-rows tr[data-reachable='true']").CountAsync() == 3);
             await WaitForAsync(page, cluster, "keys and a hit ratio under load", async () => await NumberAsync(page, "#total-keys") > 0 && await NumberAsync(page, "#total-hit-ratio") is > 0 and < 1);
             var keys = await NumberAsync(page, "#total-keys");

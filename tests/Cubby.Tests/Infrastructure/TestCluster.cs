@@ -1,4 +1,5 @@
 using System.Net;
+using Cubby.Grains.Placement;
 using Cubby.Silo.Clustering;
 using Cubby.Silo.Hosting;
 using Cubby.Tests.Client;
@@ -63,12 +64,18 @@ public sealed class TestCluster : IAsyncDisposable
         await silo.DisposeAsync();
     }
 
-    /// <summary>Waits until every running silo sees exactly <paramref name="count"/> active silos.</summary>
+    /// <summary>
+    /// Waits until every running silo sees exactly <paramref name="count"/> active silos and can place shards on each:
+    /// a joiner's grain types reach the others' cluster manifests after its membership does, and a shard activated
+    /// between the two lands on a silo that already knew the types.
+    /// </summary>
     public Task WaitForActiveSilosAsync(int count) =>
         Poll.UntilAsync(
-            () => Task.FromResult(_silos.All(silo => silo.Services.GetRequiredService<IClusterMembershipService>().CurrentSnapshot.Members.Values.Count(member => member.Status == SiloStatus.Active) == count)),
+            () => Task.FromResult(_silos.All(silo =>
+                silo.Services.GetRequiredService<IClusterMembershipService>().CurrentSnapshot.Members.Values.Count(member => member.Status == SiloStatus.Active) == count
+                && silo.Services.GetRequiredService<ShardHomes>().Homes().Length == count)),
             TimeSpan.FromSeconds(60),
-            $"every silo to see {count} active silos");
+            $"every silo to see {count} active silos hosting shards");
 
     public async ValueTask DisposeAsync()
     {

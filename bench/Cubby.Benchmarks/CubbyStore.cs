@@ -6,7 +6,7 @@ namespace Cubby.Benchmarks;
 
 /// <summary>
 /// Cubby's store as the silo drives it: the key's slot (<c>ShardMap.SlotOf</c>), that slot's <see cref="Shard"/>,
-/// and one turn on its entry store, for one store kind.
+/// and one turn of it around each operation, for one store kind.
 /// </summary>
 internal sealed class CubbyStore(EntryStores stores) : IDisposable
 {
@@ -16,17 +16,26 @@ internal sealed class CubbyStore(EntryStores stores) : IDisposable
 
     public int Get(byte[] key)
     {
+        var shard = _catalog.GetOrCreate(key);
+        using var turn = shard.TakeTurn();
         var reader = default(LengthReader);
-        return _catalog.GetOrCreate(key).Read(key, slide: false, ref reader) ? reader.Length : -1;
+        return shard.Read(key, slide: false, ref reader) ? reader.Length : -1;
     }
 
     public SetStatus Set(byte[] key, byte[] value)
     {
+        var shard = _catalog.GetOrCreate(key);
+        using var turn = shard.TakeTurn();
         var none = default(NoReader);
-        return _catalog.GetOrCreate(key).Set(key, value, Always, ref none);
+        return shard.Set(key, value, Always, ref none);
     }
 
-    public bool Remove(byte[] key) => _catalog.GetOrCreate(key).Remove(key);
+    public bool Remove(byte[] key)
+    {
+        var shard = _catalog.GetOrCreate(key);
+        using var turn = shard.TakeTurn();
+        return shard.Remove(key);
+    }
 
     public void Dispose() => _catalog.Dispose();
 }

@@ -9,23 +9,21 @@ internal sealed partial class Shard
     /// <summary>A copy of a live entry whole, value, type, flags and expiry (RENAME, COPY); null when it is absent.</summary>
     public ShardEntryCopy? Export(ReadOnlySpan<byte> key)
     {
-        lock (_turn)
+        RequireTurn();
+        var index = FindLive(key, Now());
+        if (index < 0)
         {
-            var index = FindLive(key, Now());
-            if (index < 0)
-            {
-                return null;
-            }
-
-            ref readonly var metadata = ref _store.MetadataAt(index);
-            return new ShardEntryCopy(
-                _store.ValueAt(index).ToArray(),
-                metadata.Kind,
-                (CacheEntryFlags)metadata.Flags,
-                metadata.ExpiresAt,
-                metadata.SlidingWindow,
-                metadata.AbsoluteDeadline);
+            return null;
         }
+
+        ref readonly var metadata = ref _store.MetadataAt(index);
+        return new ShardEntryCopy(
+            _store.ValueAt(index).ToArray(),
+            metadata.Kind,
+            (CacheEntryFlags)metadata.Flags,
+            metadata.ExpiresAt,
+            metadata.SlidingWindow,
+            metadata.AbsoluteDeadline);
     }
 
     /// <summary>
@@ -37,37 +35,35 @@ internal sealed partial class Shard
     public SetStatus Import(ReadOnlySpan<byte> key, ShardEntryCopy entry, bool replace)
     {
         ArgumentNullException.ThrowIfNull(entry);
-        lock (_turn)
+        RequireTurn();
+        var now = Now();
+        var metadata = new EntryMetadata
         {
-            var now = Now();
-            var metadata = new EntryMetadata
-            {
-                ExpiresAt = entry.ExpiresAt,
-                SlidingWindow = entry.SlidingWindow,
-                AbsoluteDeadline = entry.AbsoluteDeadline,
-                Flags = (uint)entry.Flags,
-                LastAccess = EntryMetadata.Clock(now),
-                Kind = entry.Kind,
-            };
+            ExpiresAt = entry.ExpiresAt,
+            SlidingWindow = entry.SlidingWindow,
+            AbsoluteDeadline = entry.AbsoluteDeadline,
+            Flags = (uint)entry.Flags,
+            LastAccess = EntryMetadata.Clock(now),
+            Kind = entry.Kind,
+        };
 
-            if (!metadata.IsExpiredAt(now))
-            {
-                return Put(key, entry.Value, metadata, replace, now);
-            }
-
-            var index = FindLive(key, now);
-            if (index >= 0 && !replace)
-            {
-                return SetStatus.NotStored;
-            }
-
-            if (index >= 0)
-            {
-                RemoveEntry(index);
-            }
-
-            return SetStatus.Created;
+        if (!metadata.IsExpiredAt(now))
+        {
+            return Put(key, entry.Value, metadata, replace, now);
         }
+
+        var index = FindLive(key, now);
+        if (index >= 0 && !replace)
+        {
+            return SetStatus.NotStored;
+        }
+
+        if (index >= 0)
+        {
+            RemoveEntry(index);
+        }
+
+        return SetStatus.Created;
     }
 
     /// <summary>

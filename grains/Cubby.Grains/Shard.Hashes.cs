@@ -15,19 +15,17 @@ internal sealed partial class Shard
     public bool ReadHash<TReader>(ReadOnlySpan<byte> key, ref TReader reader)
         where TReader : IEntryReader, allows ref struct
     {
-        lock (_turn)
+        RequireTurn();
+        var now = Now();
+        var index = FindHash(key, now);
+        if (index < 0)
         {
-            var now = Now();
-            var index = FindHash(key, now);
-            if (index < 0)
-            {
-                return false;
-            }
-
-            ref var metadata = ref Touch(index, now, slide: true);
-            reader.Read(_store.ValueAt(index), metadata, now);
-            return true;
+            return false;
         }
+
+        ref var metadata = ref Touch(index, now, slide: true);
+        reader.Read(_store.ValueAt(index), metadata, now);
+        return true;
     }
 
     /// <summary>
@@ -38,56 +36,52 @@ internal sealed partial class Shard
     public UpdateStatus EditHash<TEdit>(ReadOnlySpan<byte> key, ArrayBufferWriter<byte> scratch, ref TEdit edit)
         where TEdit : IHashEdit, allows ref struct
     {
-        lock (_turn)
+        RequireTurn();
+        while (true)
         {
-            while (true)
+            var now = Now();
+            var index = FindHash(key, now);
+            var builder = new HashBuilder(scratch);
+            if (!edit.Apply(new HashFields(index >= 0 ? _store.ValueAt(index) : default), ref builder))
             {
-                var now = Now();
-                var index = FindHash(key, now);
-                var builder = new HashBuilder(scratch);
-                if (!edit.Apply(new HashFields(index >= 0 ? _store.ValueAt(index) : default), ref builder))
-                {
-                    return UpdateStatus.Ok;
-                }
+                return UpdateStatus.Ok;
+            }
 
-                var next = builder.Finish();
-                if (next.IsEmpty)
+            var next = builder.Finish();
+            if (next.IsEmpty)
+            {
+                if (index >= 0)
                 {
-                    if (index >= 0)
-                    {
-                        RemoveEntry(index);
-                    }
-
-                    return UpdateStatus.Ok;
-                }
-
-                if (next.Length > _maxValueBytes)
-                {
-                    return UpdateStatus.TooLarge;
-                }
-
-                var metadata = index >= 0 ? Touched(index, now) : EntryMetadata.Create(ExpirySpec.Never, 0, now) with { Kind = EntryKind.Hash };
-                switch (Write(key, index, next, metadata, now))
-                {
-                    case ChargeOutcome.Evicted:
-                        continue;
-                    case ChargeOutcome.OutOfMemory:
-                        return UpdateStatus.OutOfMemory;
+                    RemoveEntry(index);
                 }
 
                 return UpdateStatus.Ok;
             }
+
+            if (next.Length > _maxValueBytes)
+            {
+                return UpdateStatus.TooLarge;
+            }
+
+            var metadata = index >= 0 ? Touched(index, now) : EntryMetadata.Create(ExpirySpec.Never, 0, now) with { Kind = EntryKind.Hash };
+            switch (Write(key, index, next, metadata, now))
+            {
+                case ChargeOutcome.Evicted:
+                    continue;
+                case ChargeOutcome.OutOfMemory:
+                    return UpdateStatus.OutOfMemory;
+            }
+
+            return UpdateStatus.Ok;
         }
     }
 
     /// <summary>What a live entry holds, or null when the key is absent (TYPE).</summary>
     public EntryKind? KindOf(ReadOnlySpan<byte> key)
     {
-        lock (_turn)
-        {
-            var index = FindLive(key, Now());
-            return index >= 0 ? _store.MetadataAt(index).Kind : null;
-        }
+        RequireTurn();
+        var index = FindLive(key, Now());
+        return index >= 0 ? _store.MetadataAt(index).Kind : null;
     }
 
     private int FindHash(ReadOnlySpan<byte> key, long now)

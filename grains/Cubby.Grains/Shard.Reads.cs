@@ -12,78 +12,68 @@ internal sealed partial class Shard
     public bool Read<TReader>(ReadOnlySpan<byte> key, bool slide, ref TReader reader, bool otherKindsAreAbsent = false)
         where TReader : IEntryReader, allows ref struct
     {
-        lock (_turn)
+        RequireTurn();
+        var now = Now();
+        var index = FindLive(key, now);
+        if (index < 0)
         {
-            var now = Now();
-            var index = FindLive(key, now);
-            if (index < 0)
-            {
-                return false;
-            }
-
-            if (_store.MetadataAt(index).Kind != EntryKind.String)
-            {
-                return otherKindsAreAbsent ? false : throw new WrongTypeException();
-            }
-
-            ref var metadata = ref Touch(index, now, slide);
-            reader.Read(_store.ValueAt(index), metadata, now);
-            return true;
+            return false;
         }
+
+        if (_store.MetadataAt(index).Kind != EntryKind.String)
+        {
+            return otherKindsAreAbsent ? false : throw new WrongTypeException();
+        }
+
+        ref var metadata = ref Touch(index, now, slide);
+        reader.Read(_store.ValueAt(index), metadata, now);
+        return true;
     }
 
     /// <summary>Renews a sliding expiry without reading the value; false when the entry is absent.</summary>
     public bool Refresh(ReadOnlySpan<byte> key)
     {
-        lock (_turn)
+        RequireTurn();
+        var now = Now();
+        var index = FindLive(key, now);
+        if (index < 0)
         {
-            var now = Now();
-            var index = FindLive(key, now);
-            if (index < 0)
-            {
-                return false;
-            }
-
-            Touch(index, now, slide: true);
-            return true;
+            return false;
         }
+
+        Touch(index, now, slide: true);
+        return true;
     }
 
     public bool Exists(ReadOnlySpan<byte> key)
     {
-        lock (_turn)
-        {
-            return FindLive(key, Now()) >= 0;
-        }
+        RequireTurn();
+        return FindLive(key, Now()) >= 0;
     }
 
     /// <summary>Reads a live entry of any kind without touching it: no sliding renewal, no access time (OBJECT).</summary>
     public bool Peek<TReader>(ReadOnlySpan<byte> key, ref TReader reader)
         where TReader : IEntryReader, allows ref struct
     {
-        lock (_turn)
+        RequireTurn();
+        var now = Now();
+        var index = FindLive(key, now);
+        if (index >= 0)
         {
-            var now = Now();
-            var index = FindLive(key, now);
-            if (index >= 0)
-            {
-                reader.Read(_store.ValueAt(index), _store.MetadataAt(index), now);
-            }
-
-            return index >= 0;
+            reader.Read(_store.ValueAt(index), _store.MetadataAt(index), now);
         }
+
+        return index >= 0;
     }
 
     /// <summary>The entry's metadata without touching it (TTL, EXPIRETIME).</summary>
     public bool TryGetMetadata(ReadOnlySpan<byte> key, out EntryMetadata metadata, out long now)
     {
-        lock (_turn)
-        {
-            now = Now();
-            var index = FindLive(key, now);
-            metadata = index >= 0 ? _store.MetadataAt(index) : default;
-            return index >= 0;
-        }
+        RequireTurn();
+        now = Now();
+        var index = FindLive(key, now);
+        metadata = index >= 0 ? _store.MetadataAt(index) : default;
+        return index >= 0;
     }
 
     private ref EntryMetadata Touch(int index, long now, bool slide)

@@ -11,29 +11,27 @@ internal sealed partial class Shard
     public UpdateStatus IncrementBy(ReadOnlySpan<byte> key, long delta, out long result)
     {
         Span<byte> text = stackalloc byte[RedisNumber.MaxInt64Length];
-        lock (_turn)
+        RequireTurn();
+        while (true)
         {
-            while (true)
+            result = 0;
+            var now = Now();
+            var index = FindString(key, now);
+            long current = 0;
+            if (index >= 0 && !RedisNumber.TryParseInt64(_store.ValueAt(index), out current))
             {
-                result = 0;
-                var now = Now();
-                var index = FindString(key, now);
-                long current = 0;
-                if (index >= 0 && !RedisNumber.TryParseInt64(_store.ValueAt(index), out current))
-                {
-                    return UpdateStatus.NotInteger;
-                }
+                return UpdateStatus.NotInteger;
+            }
 
-                if ((delta > 0 && current > long.MaxValue - delta) || (delta < 0 && current < long.MinValue - delta))
-                {
-                    return UpdateStatus.Overflow;
-                }
+            if ((delta > 0 && current > long.MaxValue - delta) || (delta < 0 && current < long.MinValue - delta))
+            {
+                return UpdateStatus.Overflow;
+            }
 
-                result = current + delta;
-                if (Finished(WriteValue(key, index, text[..RedisNumber.FormatInt64(result, text)], now)) is { } status)
-                {
-                    return status;
-                }
+            result = current + delta;
+            if (Finished(WriteValue(key, index, text[..RedisNumber.FormatInt64(result, text)], now)) is { } status)
+            {
+                return status;
             }
         }
     }
@@ -44,29 +42,27 @@ internal sealed partial class Shard
     /// </summary>
     public UpdateStatus IncrementByFloat(ReadOnlySpan<byte> key, double delta, Span<byte> text, out int length)
     {
-        lock (_turn)
+        RequireTurn();
+        while (true)
         {
-            while (true)
+            length = 0;
+            var now = Now();
+            var index = FindString(key, now);
+            double current = 0;
+            if (index >= 0 && !RedisNumber.TryParseDouble(_store.ValueAt(index), out current))
             {
-                length = 0;
-                var now = Now();
-                var index = FindString(key, now);
-                double current = 0;
-                if (index >= 0 && !RedisNumber.TryParseDouble(_store.ValueAt(index), out current))
-                {
-                    return UpdateStatus.NotFloat;
-                }
+                return UpdateStatus.NotFloat;
+            }
 
-                if (!double.IsFinite(current + delta))
-                {
-                    return UpdateStatus.NotFinite;
-                }
+            if (!double.IsFinite(current + delta))
+            {
+                return UpdateStatus.NotFinite;
+            }
 
-                length = RedisNumber.FormatSum(current, delta, text);
-                if (Finished(WriteValue(key, index, text[..length], now)) is { } status)
-                {
-                    return status;
-                }
+            length = RedisNumber.FormatSum(current, delta, text);
+            if (Finished(WriteValue(key, index, text[..length], now)) is { } status)
+            {
+                return status;
             }
         }
     }
@@ -74,23 +70,21 @@ internal sealed partial class Shard
     /// <summary>Appends to a value, creating it when absent (APPEND). Keeps the expiry.</summary>
     public UpdateStatus Append(ReadOnlySpan<byte> key, ReadOnlySpan<byte> suffix, out long length)
     {
-        lock (_turn)
+        RequireTurn();
+        while (true)
         {
-            while (true)
+            var now = Now();
+            var index = FindString(key, now);
+            var current = index >= 0 ? _store.ValueAt(index) : default;
+            length = (long)current.Length + suffix.Length;
+            if (length > _maxValueBytes)
             {
-                var now = Now();
-                var index = FindString(key, now);
-                var current = index >= 0 ? _store.ValueAt(index) : default;
-                length = (long)current.Length + suffix.Length;
-                if (length > _maxValueBytes)
-                {
-                    return UpdateStatus.TooLarge;
-                }
+                return UpdateStatus.TooLarge;
+            }
 
-                if (Finished(Compose(key, index, current, current.Length, suffix, now)) is { } status)
-                {
-                    return status;
-                }
+            if (Finished(Compose(key, index, current, current.Length, suffix, now)) is { } status)
+            {
+                return status;
             }
         }
     }
@@ -98,30 +92,28 @@ internal sealed partial class Shard
     /// <summary>Overwrites part of a value at <paramref name="offset"/>, padding with zero bytes (SETRANGE).</summary>
     public UpdateStatus SetRange(ReadOnlySpan<byte> key, long offset, ReadOnlySpan<byte> patch, out long length)
     {
-        lock (_turn)
+        RequireTurn();
+        while (true)
         {
-            while (true)
+            var now = Now();
+            var index = FindString(key, now);
+            var current = index >= 0 ? _store.ValueAt(index) : default;
+            length = current.Length;
+            if (patch.IsEmpty)
             {
-                var now = Now();
-                var index = FindString(key, now);
-                var current = index >= 0 ? _store.ValueAt(index) : default;
-                length = current.Length;
-                if (patch.IsEmpty)
-                {
-                    return UpdateStatus.Ok;
-                }
+                return UpdateStatus.Ok;
+            }
 
-                // Compared without adding, so a huge offset cannot overflow past the check.
-                if (offset > _maxValueBytes - patch.Length)
-                {
-                    return UpdateStatus.TooLarge;
-                }
+            // Compared without adding, so a huge offset cannot overflow past the check.
+            if (offset > _maxValueBytes - patch.Length)
+            {
+                return UpdateStatus.TooLarge;
+            }
 
-                length = Math.Max(current.Length, offset + patch.Length);
-                if (Finished(Compose(key, index, current, (int)offset, patch, now)) is { } status)
-                {
-                    return status;
-                }
+            length = Math.Max(current.Length, offset + patch.Length);
+            if (Finished(Compose(key, index, current, (int)offset, patch, now)) is { } status)
+            {
+                return status;
             }
         }
     }

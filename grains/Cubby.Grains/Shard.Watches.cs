@@ -10,30 +10,24 @@ internal sealed partial class Shard
     /// <summary>Starts watching <paramref name="key"/> for one connection (WATCH).</summary>
     public KeyWatch Watch(ReadOnlySpan<byte> key)
     {
-        lock (_turn)
-        {
-            // Looked up first: a lazily expired entry is removed here, which is a change before the watch, not after.
-            var existed = FindLive(key, Now()) >= 0;
-            return new KeyWatch(_watches.Add(key), existed);
-        }
+        RequireTurn();
+        // Looked up first: a lazily expired entry is removed here, which is a change before the watch, not after.
+        var existed = FindLive(key, Now()) >= 0;
+        return new KeyWatch(_watches.Add(key), existed);
     }
 
     /// <summary>Stops watching <paramref name="key"/> for one connection (UNWATCH, EXEC, DISCARD, or it closed).</summary>
     public void Unwatch(ReadOnlySpan<byte> key)
     {
-        lock (_turn)
-        {
-            _watches.Remove(key);
-        }
+        RequireTurn();
+        _watches.Remove(key);
     }
 
     /// <summary>Whether <paramref name="key"/> is as it was when <paramref name="watch"/> began: not written, deleted, expired or evicted since.</summary>
     public bool IsUnchanged(ReadOnlySpan<byte> key, KeyWatch watch)
     {
-        lock (_turn)
-        {
-            return _watches.StampOf(key) == watch.Stamp && FindLive(key, Now()) >= 0 == watch.Existed;
-        }
+        RequireTurn();
+        return _watches.StampOf(key) == watch.Stamp && FindLive(key, Now()) >= 0 == watch.Existed;
     }
 
     /// <summary>How many keys connections watch here.</summary>

@@ -14,46 +14,29 @@ internal sealed partial class Shard
     public SetStatus Set<TReader>(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, in SetRequest request, ref TReader previous)
         where TReader : IEntryReader, allows ref struct
     {
-        lock (_turn)
+        RequireTurn();
+        while (true)
         {
-            while (true)
+            var now = Now();
+            var index = FindLive(key, now);
+            if (index >= 0)
             {
-                var now = Now();
-                var index = FindLive(key, now);
-                if (index >= 0)
+                // SET ... GET reads the old value, which must be a string; a plain SET replaces any kind.
+                if (typeof(TReader) != typeof(NoReader) && _store.MetadataAt(index).Kind != EntryKind.String)
                 {
-                    // SET ... GET reads the old value, which must be a string; a plain SET replaces any kind.
-                    if (typeof(TReader) != typeof(NoReader) && _store.MetadataAt(index).Kind != EntryKind.String)
-                    {
-                        throw new WrongTypeException();
-                    }
-
-                    if (request.Condition == WriteCondition.IfAbsent)
-                    {
-                        previous.Read(_store.ValueAt(index), _store.MetadataAt(index), now);
-                        return SetStatus.NotStored;
-                    }
-
-                    var metadata = request.Expiry.KeepExisting
-                        ? _store.MetadataAt(index) with { Flags = request.Flags, LastAccess = EntryMetadata.Clock(now), Kind = EntryKind.String }
-                        : EntryMetadata.Create(request.Expiry, request.Flags, now);
-                    switch (Write(key, index, value, metadata, now, ref previous))
-                    {
-                        case ChargeOutcome.Evicted:
-                            continue;
-                        case ChargeOutcome.OutOfMemory:
-                            return SetStatus.OutOfMemory;
-                    }
-
-                    return SetStatus.Updated;
+                    throw new WrongTypeException();
                 }
 
-                if (request.Condition == WriteCondition.IfPresent)
+                if (request.Condition == WriteCondition.IfAbsent)
                 {
+                    previous.Read(_store.ValueAt(index), _store.MetadataAt(index), now);
                     return SetStatus.NotStored;
                 }
 
-                switch (Write(key, index, value, EntryMetadata.Create(request.Expiry, request.Flags, now), now))
+                var metadata = request.Expiry.KeepExisting
+                    ? _store.MetadataAt(index) with { Flags = request.Flags, LastAccess = EntryMetadata.Clock(now), Kind = EntryKind.String }
+                    : EntryMetadata.Create(request.Expiry, request.Flags, now);
+                switch (Write(key, index, value, metadata, now, ref previous))
                 {
                     case ChargeOutcome.Evicted:
                         continue;
@@ -61,8 +44,23 @@ internal sealed partial class Shard
                         return SetStatus.OutOfMemory;
                 }
 
-                return SetStatus.Created;
+                return SetStatus.Updated;
             }
+
+            if (request.Condition == WriteCondition.IfPresent)
+            {
+                return SetStatus.NotStored;
+            }
+
+            switch (Write(key, index, value, EntryMetadata.Create(request.Expiry, request.Flags, now), now))
+            {
+                case ChargeOutcome.Evicted:
+                    continue;
+                case ChargeOutcome.OutOfMemory:
+                    return SetStatus.OutOfMemory;
+            }
+
+            return SetStatus.Created;
         }
     }
 
@@ -125,19 +123,17 @@ internal sealed partial class Shard
     public bool ReadAndRemove<TReader>(ReadOnlySpan<byte> key, ref TReader reader)
         where TReader : IEntryReader, allows ref struct
     {
-        lock (_turn)
+        RequireTurn();
+        var now = Now();
+        var index = typeof(TReader) == typeof(NoReader) ? FindLive(key, now) : FindString(key, now);
+        if (index < 0)
         {
-            var now = Now();
-            var index = typeof(TReader) == typeof(NoReader) ? FindLive(key, now) : FindString(key, now);
-            if (index < 0)
-            {
-                return false;
-            }
-
-            reader.Read(_store.ValueAt(index), _store.MetadataAt(index), now);
-            RemoveEntry(index);
-            return true;
+            return false;
         }
+
+        reader.Read(_store.ValueAt(index), _store.MetadataAt(index), now);
+        RemoveEntry(index);
+        return true;
     }
 
     /// <summary>
@@ -147,32 +143,30 @@ internal sealed partial class Shard
     public bool ReadAndChangeExpiry<TReader>(ReadOnlySpan<byte> key, long? expiresAt, ref TReader reader)
         where TReader : IEntryReader, allows ref struct
     {
-        lock (_turn)
+        RequireTurn();
+        var now = Now();
+        var index = FindString(key, now);
+        if (index < 0)
         {
-            var now = Now();
-            var index = FindString(key, now);
-            if (index < 0)
-            {
-                return false;
-            }
-
-            ref var metadata = ref Touch(index, now, slide: expiresAt is null);
-            reader.Read(_store.ValueAt(index), metadata, now);
-            if (expiresAt is { } at)
-            {
-                if (at != 0 && at <= now)
-                {
-                    RemoveEntry(index);
-                }
-                else
-                {
-                    _store.SetExpiry(index, at);
-                    _watches.Changed(key);
-                }
-            }
-
-            return true;
+            return false;
         }
+
+        ref var metadata = ref Touch(index, now, slide: expiresAt is null);
+        reader.Read(_store.ValueAt(index), metadata, now);
+        if (expiresAt is { } at)
+        {
+            if (at != 0 && at <= now)
+            {
+                RemoveEntry(index);
+            }
+            else
+            {
+                _store.SetExpiry(index, at);
+                _watches.Changed(key);
+            }
+        }
+
+        return true;
     }
 
     /// <summary>
@@ -182,59 +176,55 @@ internal sealed partial class Shard
     /// <returns>True when the expiry was applied (or the entry removed); false when absent or the condition failed.</returns>
     public bool Expire(ReadOnlySpan<byte> key, long expiresAt, ExpireCondition condition)
     {
-        lock (_turn)
+        RequireTurn();
+        var now = Now();
+        var index = FindLive(key, now);
+        if (index < 0)
         {
-            var now = Now();
-            var index = FindLive(key, now);
-            if (index < 0)
-            {
-                return false;
-            }
-
-            ref readonly var metadata = ref _store.MetadataAt(index);
-            var current = metadata.HasExpiry ? metadata.ExpiresAt : long.MaxValue;
-            var applies = condition switch
-            {
-                ExpireCondition.IfNoExpiry => !metadata.HasExpiry,
-                ExpireCondition.IfHasExpiry => metadata.HasExpiry,
-                ExpireCondition.IfGreater => metadata.HasExpiry && expiresAt > current,
-                ExpireCondition.IfLess => expiresAt < current,
-                ExpireCondition.IfLessWithExpiry => metadata.HasExpiry && expiresAt < current,
-                _ => true,
-            };
-            if (!applies)
-            {
-                return false;
-            }
-
-            if (expiresAt <= now)
-            {
-                RemoveEntry(index);
-            }
-            else
-            {
-                _store.SetExpiry(index, expiresAt);
-                _watches.Changed(key);
-            }
-
-            return true;
+            return false;
         }
+
+        ref readonly var metadata = ref _store.MetadataAt(index);
+        var current = metadata.HasExpiry ? metadata.ExpiresAt : long.MaxValue;
+        var applies = condition switch
+        {
+            ExpireCondition.IfNoExpiry => !metadata.HasExpiry,
+            ExpireCondition.IfHasExpiry => metadata.HasExpiry,
+            ExpireCondition.IfGreater => metadata.HasExpiry && expiresAt > current,
+            ExpireCondition.IfLess => expiresAt < current,
+            ExpireCondition.IfLessWithExpiry => metadata.HasExpiry && expiresAt < current,
+            _ => true,
+        };
+        if (!applies)
+        {
+            return false;
+        }
+
+        if (expiresAt <= now)
+        {
+            RemoveEntry(index);
+        }
+        else
+        {
+            _store.SetExpiry(index, expiresAt);
+            _watches.Changed(key);
+        }
+
+        return true;
     }
 
     /// <summary>Removes an entry's expiry; true when it had one.</summary>
     public bool Persist(ReadOnlySpan<byte> key)
     {
-        lock (_turn)
+        RequireTurn();
+        var index = FindLive(key, Now());
+        if (index < 0 || !_store.MetadataAt(index).HasExpiry)
         {
-            var index = FindLive(key, Now());
-            if (index < 0 || !_store.MetadataAt(index).HasExpiry)
-            {
-                return false;
-            }
-
-            _store.SetExpiry(index, 0);
-            _watches.Changed(key);
-            return true;
+            return false;
         }
+
+        _store.SetExpiry(index, 0);
+        _watches.Changed(key);
+        return true;
     }
 }

@@ -5,11 +5,13 @@ using Cubby.Sharding;
 namespace Cubby.Grains;
 
 /// <summary>
-/// One shard's entries, held by its <see cref="ShardGrain"/> activation. Every public method is one turn: it runs under
-/// the shard's exclusive lock, so a read and its slide, a compare-and-set or an increment can never interleave with
-/// another call. Grain calls take the turn on the activation's scheduler; the RESP front door of the silo that holds
-/// the activation takes it directly on the connection's thread (<see cref="TryEnterTurn"/>), which a grain call would
-/// only wrap in a queue hop. Once the grain deactivates the shard is closed and direct callers go through Orleans.
+/// One shard's entries, held by its <see cref="ShardGrain"/> activation. Its entry operations (reads, writes, hash
+/// edits, watches) run in a turn their caller holds: a grain call takes it (<see cref="TakeTurn"/>) around the call, and
+/// the RESP front door of the silo that holds the activation takes it directly on the connection's thread
+/// (<see cref="TryEnterTurn"/>), which a grain call would only wrap in a queue hop; a command's handler then runs in
+/// that one turn, so a read and its slide, a compare-and-set or an increment can never interleave with another call.
+/// Whole-shard upkeep (counts, sweeps, eviction, migration) takes the turn itself. Once the grain deactivates the
+/// shard is closed and direct callers go through Orleans.
 /// </summary>
 internal sealed partial class Shard : IDisposable
 {
@@ -82,6 +84,9 @@ internal sealed partial class Shard : IDisposable
 
     /// <summary>Releases a turn taken with <see cref="EnterTurn"/> or <see cref="TryEnterTurn"/>.</summary>
     public void ExitTurn() => _turn.Exit();
+
+    /// <summary>Holds this shard's turn until the scope is disposed: a grain call's entry operations run in it.</summary>
+    public Lock.Scope TakeTurn() => _turn.EnterScope();
 
     /// <summary>
     /// Takes this shard's turn for a caller outside its grain, unless the shard is closed: its grain is deactivating
@@ -159,6 +164,19 @@ internal sealed partial class Shard : IDisposable
     }
 
     private long Now() => _time.GetUtcNow().ToUnixTimeMilliseconds();
+
+    /// <summary>Entry operations run in their caller's turn; one without it is a bug in the caller, not a race to allow.</summary>
+    private void RequireTurn()
+    {
+        if (!_turn.IsHeldByCurrentThread)
+        {
+            ThrowWithoutTurn();
+        }
+    }
+
+    [System.Diagnostics.CodeAnalysis.DoesNotReturn]
+    private void ThrowWithoutTurn() =>
+        throw new InvalidOperationException($"Shard {Slot}: an entry operation ran without the shard's turn (TakeTurn, TryEnterTurn or EnterTurn).");
 
     /// <summary>The index of a live entry; an expired one is removed on the way (lazy expiry).</summary>
     private int FindLive(ReadOnlySpan<byte> key, long now)

@@ -45,6 +45,7 @@ internal sealed partial class ShardGrain
     {
         ArgumentNullException.ThrowIfNull(keys);
         var shard = Entries;
+        using var turn = shard.TakeTurn();
         var watches = new KeyWatch[keys.Length];
         for (var i = 0; i < keys.Length; i++)
         {
@@ -65,6 +66,7 @@ internal sealed partial class ShardGrain
         }
 
         var shard = Entries;
+        using var turn = shard.TakeTurn();
         for (var i = 0; i < keys.Length; i++)
         {
             if (!shard.IsUnchanged(keys[i], watches[i]))
@@ -80,6 +82,7 @@ internal sealed partial class ShardGrain
     {
         ArgumentNullException.ThrowIfNull(keys);
         var shard = Entries;
+        using var turn = shard.TakeTurn();
         foreach (var key in keys)
         {
             shard.Unwatch(key);

@@ -16,7 +16,8 @@ namespace Cubby.Grains;
 /// The Orleans grain of one shard. It holds the shard's <see cref="Shard"/> (the entries) for as long as it is active:
 /// never collected while its silo runs, carried along when it migrates to another silo (its entries in
 /// <see cref="MigrationChunkBytes"/> chunks), and moved off its silo before that silo stops. Calls run one turn at a
-/// time; the shard's own lock also admits the local RESP front door (see <see cref="Shard.TryEnterTurn"/>).
+/// time, each in the shard's turn (<see cref="Shard.TakeTurn"/>), the turn that also admits the local RESP front door
+/// (see <see cref="Shard.TryEnterTurn"/>).
 /// </summary>
 [KeepAlive]
 [ShardPlacement]
@@ -140,8 +141,10 @@ internal sealed partial class ShardGrain(
     public ValueTask<ShardEntry?> Get(byte[] key, bool slide)
     {
         CheckKey(key);
+        var shard = Entries;
+        using var turn = shard.TakeTurn();
         var capture = default(EntryCapture);
-        Entries.Read(key, slide, ref capture);
+        shard.Read(key, slide, ref capture);
         return ValueTask.FromResult(capture.Entry);
     }
 
@@ -149,6 +152,7 @@ internal sealed partial class ShardGrain(
     {
         CheckKeys(keys);
         var shard = Entries;
+        using var turn = shard.TakeTurn();
         var entries = new ShardEntry?[keys.Length];
         for (var i = 0; i < keys.Length; i++)
         {
@@ -164,7 +168,9 @@ internal sealed partial class ShardGrain(
     {
         CheckKey(key);
         CheckValue(value);
-        return ValueTask.FromResult(Write(Entries, key, value, expiry, flags, condition));
+        var shard = Entries;
+        using var turn = shard.TakeTurn();
+        return ValueTask.FromResult(Write(shard, key, value, expiry, flags, condition));
     }
 
     public ValueTask<WriteOutcome[]> SetMany(byte[][] keys, byte[][] values, ShardExpiry expiry, CacheEntryFlags flags)
@@ -181,6 +187,7 @@ internal sealed partial class ShardGrain(
         }
 
         var shard = Entries;
+        using var turn = shard.TakeTurn();
         var outcomes = new WriteOutcome[keys.Length];
         for (var i = 0; i < keys.Length; i++)
         {
@@ -193,13 +200,16 @@ internal sealed partial class ShardGrain(
     public ValueTask<bool> Refresh(byte[] key)
     {
         CheckKey(key);
-        return ValueTask.FromResult(Entries.Refresh(key));
+        var shard = Entries;
+        using var turn = shard.TakeTurn();
+        return ValueTask.FromResult(shard.Refresh(key));
     }
 
     public ValueTask<int> Remove(byte[][] keys)
     {
         CheckKeys(keys);
         var shard = Entries;
+        using var turn = shard.TakeTurn();
         var removed = 0;
         foreach (var key in keys)
         {
@@ -212,7 +222,9 @@ internal sealed partial class ShardGrain(
     public ValueTask<ShardEntryCopy?> Export(byte[] key)
     {
         CheckKey(key);
-        return ValueTask.FromResult(Entries.Export(key));
+        var shard = Entries;
+        using var turn = shard.TakeTurn();
+        return ValueTask.FromResult(shard.Export(key));
     }
 
     public ValueTask<bool> Import(byte[] key, ShardEntryCopy entry, bool replace)
@@ -220,7 +232,9 @@ internal sealed partial class ShardGrain(
         CheckKey(key);
         ArgumentNullException.ThrowIfNull(entry);
         CheckValue(entry.Value);
-        return Entries.Import(key, entry, replace) switch
+        var shard = Entries;
+        using var turn = shard.TakeTurn();
+        return shard.Import(key, entry, replace) switch
         {
             SetStatus.NotStored => ValueTask.FromResult(false),
             SetStatus.OutOfMemory => throw new Sharding.CubbyOutOfMemoryException(),
@@ -231,13 +245,17 @@ internal sealed partial class ShardGrain(
     public ValueTask<long> TimeToLive(byte[] key)
     {
         CheckKey(key);
-        return ValueTask.FromResult(Entries.TryGetMetadata(key, out var metadata, out var now) ? metadata.TimeToLive(now) : -2);
+        var shard = Entries;
+        using var turn = shard.TakeTurn();
+        return ValueTask.FromResult(shard.TryGetMetadata(key, out var metadata, out var now) ? metadata.TimeToLive(now) : -2);
     }
 
     public ValueTask<long> Increment(byte[] key, long delta)
     {
         CheckKey(key);
-        return Entries.IncrementBy(key, delta, out var result) switch
+        var shard = Entries;
+        using var turn = shard.TakeTurn();
+        return shard.IncrementBy(key, delta, out var result) switch
         {
             UpdateStatus.Ok => ValueTask.FromResult(result),
             UpdateStatus.NotInteger => throw new InvalidOperationException("The value is not an integer or out of range."),

@@ -1,3 +1,4 @@
+using Cubby.Grains;
 using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Sharding;
@@ -91,6 +92,7 @@ internal static class WatchCommands
         {
             if (silo.Catalog.Find(group.Key) is { IsOpen: true } shard)
             {
+                using var turn = shard.TakeTurn();
                 foreach (var key in group)
                 {
                     shard.Unwatch(key.Key);
@@ -115,12 +117,9 @@ internal static class WatchCommands
         {
             if (silo.Catalog.Find(group.Key) is { IsOpen: true } shard)
             {
-                foreach (var key in group)
+                if (!AllUnchanged(shard, group))
                 {
-                    if (!shard.IsUnchanged(key.Key, key.Watch))
-                    {
-                        return false;
-                    }
+                    return false;
                 }
 
                 continue;
@@ -139,6 +138,20 @@ internal static class WatchCommands
             {
                 session.Writer.WriteError(ShardRelay.Describe(exception, group.Key));
                 return null;
+            }
+        }
+
+        return true;
+    }
+
+    private static bool AllUnchanged(Shard shard, IEnumerable<WatchedKey> keys)
+    {
+        using var turn = shard.TakeTurn();
+        foreach (var key in keys)
+        {
+            if (!shard.IsUnchanged(key.Key, key.Watch))
+            {
+                return false;
             }
         }
 

@@ -34,8 +34,8 @@ public sealed class CatalogMigrationTests
         using var pair = new MigrationPair(kind, kind);
         var slot = pair.MovingSlot;
         MigrationPair.Set(pair.Target, MigrationPair.KeyOf(1), new byte[400]);
-        var old = pair.Target.Find(slot)!;
-        var replacement = pair.Target.CreateDetached(slot);
+        var old = pair.Turns.Hold(pair.Target.Find(slot)!);
+        var replacement = pair.Turns.Hold(pair.Target.CreateDetached(slot));
         var none = default(NoReader);
         replacement.Set(MigrationPair.Bytes(MigrationPair.KeyOf(2)), new byte[10], new SetRequest(WriteCondition.Always, ExpirySpec.Never), ref none);
 
@@ -76,7 +76,8 @@ public sealed class CatalogMigrationTests
         }
 
         MigrationPair.Set(pair.Source, "elsewhere", new byte[100]);
-        var grain = pair.Source.Detach(pair.MovingSlot)!;
+        // A caller that still holds the grain, in its turn.
+        var grain = pair.Turns.Hold(pair.Source.Detach(pair.MovingSlot)!);
         var others = pair.Source.Budget.Used - grain.UsedBytes;
 
         grain.Dispose();

@@ -30,9 +30,16 @@ public sealed class ConcurrentCapacityTests
             {
                 var key = keys[random.Next(keys.Length)];
                 var value = new byte[random.Next(0, 600)];
-                var written = i % 3 == 0
-                    ? host.Catalog.GetOrCreate(key).Append(key, value, out _) != UpdateStatus.OutOfMemory
-                    : host.Catalog.GetOrCreate(key).Set(key, value, request, ref none) != SetStatus.OutOfMemory;
+                // Each write in its own turn, as a command's: eviction then takes other shards' turns while this one's is held.
+                var shard = host.Catalog.GetOrCreate(key);
+                bool written;
+                using (shard.TakeTurn())
+                {
+                    written = i % 3 == 0
+                        ? shard.Append(key, value, out _) != UpdateStatus.OutOfMemory
+                        : shard.Set(key, value, request, ref none) != SetStatus.OutOfMemory;
+                }
+
                 if (!written)
                 {
                     Interlocked.Increment(ref refused);

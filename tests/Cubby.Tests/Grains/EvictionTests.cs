@@ -217,7 +217,7 @@ public sealed class EvictionTests
     {
         using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 4, MaxMemoryBytes = 10_000 });
         host.Set("k", Value);
-        var busy = host.GrainOf("k");
+        var busy = host.ShardOf("k");
         Assert.True(host.Catalog.Budget.TryCharge(host.Catalog.Budget.Available - 10));
         using var holding = new ManualResetEventSlim();
         using var release = new ManualResetEventSlim();

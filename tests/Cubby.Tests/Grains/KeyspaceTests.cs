@@ -67,8 +67,8 @@ public sealed class KeyspaceTests
     public void Clear_of_one_grain_leaves_the_budget_charged_for_the_others()
     {
         using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 2 });
-        var first = host.Catalog.GetOrCreate(0);
-        var second = host.Catalog.GetOrCreate(1);
+        var first = host.Turns.Hold(host.Catalog.GetOrCreate(0));
+        var second = host.Turns.Hold(host.Catalog.GetOrCreate(1));
         var none = default(NoReader);
         var request = new SetRequest(WriteCondition.Always, ExpirySpec.Never);
         first.Set(SingleGrain.Bytes("a"), SingleGrain.Bytes("1"), request, ref none);

@@ -157,7 +157,7 @@ public sealed class MigrationChunkFormatTests
 
         var chunks = MigrationPair.WriteAllChunks(pair.Source.Find(pair.MovingSlot)!, 1024);
         Assert.True(chunks.Count >= 3);
-        var grain = pair.Target.CreateDetached(pair.MovingSlot);
+        var grain = pair.Turns.Hold(pair.Target.CreateDetached(pair.MovingSlot));
         var first = grain.Install(chunks[0]);
         var bad = (byte[])chunks[1].Clone();
         bad[^7] ^= 0x10;

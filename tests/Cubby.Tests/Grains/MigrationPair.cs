@@ -20,6 +20,9 @@ internal sealed class MigrationPair : IDisposable
 
     public FakeTimeProvider Time { get; } = new();
 
+    /// <summary>The turns of shards the test drives directly (see <see cref="HeldTurns"/>); the static helpers take their own.</summary>
+    public HeldTurns Turns { get; } = new();
+
     public ShardCatalog Source { get; }
 
     public ShardCatalog Target { get; }
@@ -37,8 +40,10 @@ internal sealed class MigrationPair : IDisposable
 
     public static SetStatus Set(ShardCatalog catalog, string key, byte[] value, ExpirySpec expiry = default, uint flags = 0)
     {
+        var shard = catalog.GetOrCreate(Bytes(key));
+        using var turn = shard.TakeTurn();
         var none = default(NoReader);
-        return catalog.GetOrCreate(Bytes(key)).Set(Bytes(key), value, new SetRequest(WriteCondition.Always, expiry, flags), ref none);
+        return shard.Set(Bytes(key), value, new SetRequest(WriteCondition.Always, expiry, flags), ref none);
     }
 
     /// <summary>Every chunk of <paramref name="grain"/>, as <see cref="Shard.WriteChunk"/> cuts them.</summary>
@@ -87,6 +92,7 @@ internal sealed class MigrationPair : IDisposable
     {
         var reader = new CapturingReader();
         var grain = catalog.GetOrCreate(Bytes(key));
+        using var turn = grain.TakeTurn();
         if (!grain.TryGetMetadata(Bytes(key), out var metadata, out _)
             || !(metadata.Kind == EntryKind.Hash ? grain.ReadHash(Bytes(key), ref reader) : grain.Read(Bytes(key), slide: false, ref reader)))
         {
@@ -98,6 +104,7 @@ internal sealed class MigrationPair : IDisposable
 
     public void Dispose()
     {
+        Turns.Dispose();
         Source.Dispose();
         Target.Dispose();
     }

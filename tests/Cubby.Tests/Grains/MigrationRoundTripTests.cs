@@ -75,7 +75,7 @@ public sealed class MigrationRoundTripTests
     {
         using var pair = new MigrationPair(source, target);
         var key = MigrationPair.KeyOf(7);
-        var grain = pair.Source.GetOrCreate(MigrationPair.Bytes(key));
+        var grain = pair.Turns.Hold(pair.Source.GetOrCreate(MigrationPair.Bytes(key)));
         var add = new TwoFields();
         Assert.Equal(Cubby.Grains.UpdateStatus.Ok, grain.EditHash(MigrationPair.Bytes(key), new System.Buffers.ArrayBufferWriter<byte>(), ref add));
         Assert.True(grain.Expire(MigrationPair.Bytes(key), pair.Now + 60_000, Cubby.Grains.ExpireCondition.Always));
@@ -189,7 +189,7 @@ public sealed class MigrationRoundTripTests
             MigrationPair.Set(pair.Source, MigrationPair.KeyOf(i), new byte[100]);
         }
 
-        var grain = pair.Source.Find(pair.MovingSlot)!;
+        var grain = pair.Turns.Hold(pair.Source.Find(pair.MovingSlot)!);
         var buffer = new System.Buffers.ArrayBufferWriter<byte>();
         var cursor = 0;
         var sent = new HashSet<string>();
@@ -258,9 +258,9 @@ public sealed class MigrationRoundTripTests
     private static bool IsLiveAfterOneSecond(int i) => i % 6 < 4;
 
     private static long Ttl(MigrationPair pair, string key) =>
-        pair.Target.GetOrCreate(MigrationPair.Bytes(key)).TryGetMetadata(MigrationPair.Bytes(key), out var metadata, out var now) ? metadata.TimeToLive(now) : -2;
+        pair.Turns.Hold(pair.Target.GetOrCreate(MigrationPair.Bytes(key))).TryGetMetadata(MigrationPair.Bytes(key), out var metadata, out var now) ? metadata.TimeToLive(now) : -2;
 
-    private static bool Slide(MigrationPair pair, string key) => pair.Target.GetOrCreate(MigrationPair.Bytes(key)).Refresh(MigrationPair.Bytes(key));
+    private static bool Slide(MigrationPair pair, string key) => pair.Turns.Hold(pair.Target.GetOrCreate(MigrationPair.Bytes(key))).Refresh(MigrationPair.Bytes(key));
 
     private struct TwoFields : Cubby.Grains.Hashes.IHashEdit
     {

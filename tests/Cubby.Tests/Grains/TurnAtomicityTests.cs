@@ -4,6 +4,10 @@ using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;
 
+/// <summary>
+/// Callers on several threads, each taking the shard's turn around an operation as a command does: no increment lost,
+/// no value read half-written.
+/// </summary>
 public sealed class TurnAtomicityTests
 {
     [Fact]
@@ -11,13 +15,14 @@ public sealed class TurnAtomicityTests
     {
         const int threads = 4;
         const int increments = 20_000;
-        using var host = new SingleGrain();
+        using var host = new SingleGrain(heldByCreator: false);
         var key = SingleGrain.Bytes("counter");
 
         Concurrently.Run(threads, _ =>
         {
             for (var i = 0; i < increments; i++)
             {
+                using var turn = host.Grain.TakeTurn();
                 Assert.Equal(UpdateStatus.Ok, host.Grain.IncrementBy(key, 1, out var _));
             }
         });
@@ -31,11 +36,15 @@ public sealed class TurnAtomicityTests
     {
         const int writers = 2;
         const int operations = 20_000;
-        using var host = new SingleGrain();
+        using var host = new SingleGrain(heldByCreator: false);
         var key = SingleGrain.Bytes("k");
         var request = new SetRequest(WriteCondition.Always, new ExpirySpec(0, SlidingWindow: 60_000));
         var none = default(NoReader);
-        host.Grain.Set(key, Filled(0, 256), request, ref none);
+        using (host.Grain.TakeTurn())
+        {
+            host.Grain.Set(key, Filled(0, 256), request, ref none);
+        }
+
         var torn = 0;
         var misses = 0;
 
@@ -48,6 +57,7 @@ public sealed class TurnAtomicityTests
                 var ignore = default(NoReader);
                 for (var i = 0; i < operations; i++)
                 {
+                    using var turn = host.Grain.TakeTurn();
                     host.Grain.Set(key, values[i % values.Length], request, ref ignore);
                 }
             }
@@ -56,6 +66,7 @@ public sealed class TurnAtomicityTests
                 var check = default(UniformValueReader);
                 for (var i = 0; i < operations; i++)
                 {
+                    using var turn = host.Grain.TakeTurn();
                     if (!host.Grain.Read(key, slide: true, ref check))
                     {
                         Interlocked.Increment(ref misses);
@@ -69,6 +80,21 @@ public sealed class TurnAtomicityTests
         Assert.Equal(0, misses);
         Assert.Equal(0, torn);
         Assert.Equal(host.Grain.UsedBytes, host.Budget.Used);
+    }
+
+    [Fact]
+    public void An_entry_operation_outside_the_shards_turn_is_refused()
+    {
+        using var host = new SingleGrain(heldByCreator: false);
+        var key = SingleGrain.Bytes("k");
+
+        var error = Assert.Throws<InvalidOperationException>(() => host.Grain.Exists(key));
+
+        Assert.Contains("without the shard's turn", error.Message, StringComparison.Ordinal);
+        using (host.Grain.TakeTurn())
+        {
+            Assert.False(host.Grain.Exists(key));
+        }
     }
 
     private static byte[] Filled(byte value, int length)

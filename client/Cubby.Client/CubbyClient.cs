@@ -10,7 +10,10 @@ using Microsoft.Extensions.Options;
 
 namespace Cubby.Client;
 
-/// <summary>The <see cref="ICubbyClient"/> as shard-grain calls, one per operation (one per shard for the batch forms).</summary>
+/// <summary>
+/// The <see cref="ICubbyClient"/> as shard-grain calls, one per operation (one per shard for the batch forms); through
+/// a gateway, reads and writes are coalesced into batches per silo first (<see cref="SiloBatches"/>).
+/// </summary>
 internal sealed partial class CubbyClient : ICubbyClient, IDisposable
 {
     private readonly CubbyClientOptions _options;
@@ -23,14 +26,18 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     private readonly bool _copyValues;
     private readonly CancellationTokenSource _disposed = new();
 
-    public CubbyClient(IOptions<CubbyClientOptions> options, IGrainFactory grains, GatewayConnection? gateway, ICubbySerializer? serializer = null, TimeProvider? time = null)
+    public CubbyClient(
+        IOptions<CubbyClientOptions> options, IGrainFactory grains, GatewayConnection? gateway, ICubbySerializer? serializer = null, TimeProvider? time = null, SiloBatches? batches = null)
     {
         _options = options.Value;
         _serializer = serializer ?? new SystemTextJsonCubbySerializer(_options.JsonSerializerOptions);
         _time = time ?? TimeProvider.System;
-        _shards = new ShardCalls(grains, _options.SlotCount, _options.OperationTimeout, gateway);
+        _shards = new ShardCalls(grains, _options.SlotCount, _options.OperationTimeout, gateway, batches);
         _copyValues = gateway is null;
     }
+
+    /// <summary>The batches per silo, when calls through the gateway are coalesced.</summary>
+    internal SiloBatches? Batches => _shards.Batches;
 
     public ValueTask<WriteOutcome> PutAsync(string key, ReadOnlyMemory<byte> value, CacheEntryOptions? options = null, CancellationToken cancellationToken = default)
     {
@@ -111,9 +118,9 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         }
 
         return _shards.CallAsync(
-            slot,
-            (Key: bytes, Value: value, Expiry: expiry, options.Flags),
-            static (grain, s) => grain.Set(s.Key, s.Value, s.Expiry, s.Flags, ShardWriteCondition.Always),
+            ShardOperation.Set(slot, bytes, value, expiry, options.Flags, ShardWriteCondition.Always),
+            static result => result.Outcome,
+            static (grain, s) => grain.Set(s.Key, s.Value!, s.Expiry, s.Flags, s.Condition),
             key,
             cancellationToken);
     }
@@ -122,7 +129,12 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     internal ValueTask<ShardEntry?> ReadAsync(string key, CancellationToken cancellationToken)
     {
         var (bytes, slot) = Key(key);
-        return _shards.CallAsync(slot, bytes, static (grain, k) => grain.Get(k, slide: true), key, cancellationToken);
+        return _shards.CallAsync(
+            ShardOperation.Get(slot, bytes, slide: true),
+            static result => result.Entry,
+            static (grain, s) => grain.Get(s.Key, s.Slide),
+            key,
+            cancellationToken);
     }
 
     /// <summary>The entry's value, decompressed when it was stored compressed.</summary>

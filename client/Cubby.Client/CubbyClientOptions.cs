@@ -60,6 +60,15 @@ public sealed class CubbyClientOptions
     /// </summary>
     internal TimeSpan AttemptTimeout => OperationTimeout / 2;
 
+    /// <summary>
+    /// Whether a gateway client sends concurrent reads and writes (<see cref="ICubbyClient.GetAsync"/>,
+    /// <see cref="ICubbyClient.PutAsync(string, ReadOnlyMemory{byte}, CacheEntryOptions?, CancellationToken)"/> and the
+    /// <c>IDistributedCache</c> forms) for shards of one silo together, in one message straight to that silo's gateway,
+    /// where each runs in its shard's turn. On by default; a call the silo cannot take so goes to the shard's grain as
+    /// a single call, as every call does when this is off.
+    /// </summary>
+    public bool CoalesceCalls { get; set; } = true;
+
     /// <summary>The cluster's slot count: the silos' <c>Cubby:SlotCount</c>. Silos refuse keys sent to the wrong shard.</summary>
     public int SlotCount { get; set; } = Sharding.ShardMap.DefaultSlotCount;
 

@@ -186,6 +186,21 @@ internal sealed class ShardCatalog : IDisposable
         return count;
     }
 
+    /// <summary>The numbers of the shards active here and open to direct callers.</summary>
+    public int[] OpenSlots()
+    {
+        var slots = new List<int>();
+        for (var slot = 0; slot < _shards.Length; slot++)
+        {
+            if (_shards[slot] is { IsOpen: true })
+            {
+                slots.Add(slot);
+            }
+        }
+
+        return [.. slots];
+    }
+
     /// <summary>Entries removed because they expired, and to stay within the budget, by every shard this catalog has had.</summary>
     public (long Expired, long Evicted) RemovalTotals()
     {

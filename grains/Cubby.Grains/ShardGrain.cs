@@ -143,9 +143,7 @@ internal sealed partial class ShardGrain(
         CheckKey(key);
         var shard = Entries;
         using var turn = shard.TakeTurn();
-        var capture = default(EntryCapture);
-        shard.Read(key, slide, ref capture);
-        return ValueTask.FromResult(capture.Entry);
+        return ValueTask.FromResult(TypedCalls.Get(shard, key, slide));
     }
 
     public ValueTask<ShardEntry?[]> GetMany(byte[][] keys, bool slide)
@@ -156,9 +154,7 @@ internal sealed partial class ShardGrain(
         var entries = new ShardEntry?[keys.Length];
         for (var i = 0; i < keys.Length; i++)
         {
-            var capture = default(EntryCapture);
-            shard.Read(keys[i], slide, ref capture);
-            entries[i] = capture.Entry;
+            entries[i] = TypedCalls.Get(shard, keys[i], slide);
         }
 
         return ValueTask.FromResult(entries);
@@ -170,7 +166,7 @@ internal sealed partial class ShardGrain(
         CheckValue(value);
         var shard = Entries;
         using var turn = shard.TakeTurn();
-        return ValueTask.FromResult(Write(shard, key, value, expiry, flags, condition));
+        return ValueTask.FromResult(TypedCalls.Set(shard, key, value, expiry, flags, condition));
     }
 
     public ValueTask<WriteOutcome[]> SetMany(byte[][] keys, byte[][] values, ShardExpiry expiry, CacheEntryFlags flags)
@@ -191,7 +187,7 @@ internal sealed partial class ShardGrain(
         var outcomes = new WriteOutcome[keys.Length];
         for (var i = 0; i < keys.Length; i++)
         {
-            outcomes[i] = Write(shard, keys[i], values[i], expiry, flags, ShardWriteCondition.Always);
+            outcomes[i] = TypedCalls.Set(shard, keys[i], values[i], expiry, flags, ShardWriteCondition.Always);
         }
 
         return ValueTask.FromResult(outcomes);
@@ -329,52 +325,11 @@ internal sealed partial class ShardGrain(
         }
     }
 
-    // Clients compute the shard of a key themselves; a key that reached the wrong shard would be stored where no other
-    // client and no RESP command looks for it.
-    private void CheckKey(byte[] key)
-    {
-        ArgumentNullException.ThrowIfNull(key);
-        var options = catalog.Options;
-        if (key.Length == 0)
-        {
-            throw new ArgumentException("The key must not be empty.", nameof(key));
-        }
+    private void CheckKey(byte[] key) => TypedCalls.CheckKey(catalog, Id, key);
 
-        if (key.Length > options.MaxKeyBytes)
-        {
-            throw new ArgumentException($"The key is {key.Length} bytes, over the silo's limit of {options.MaxKeyBytes} (Cubby:MaxKeyBytes).", nameof(key));
-        }
-
-        if (catalog.ShardMap.SlotOf(key) is var slot && slot != Id)
-        {
-            throw new ArgumentException(
-                $"The key belongs to slot {slot}, not to shard {Id}: the caller's slot count differs from the silo's Cubby:SlotCount ({catalog.SlotCount}).", nameof(key));
-        }
-    }
-
-    private void CheckValue(byte[] value)
-    {
-        ArgumentNullException.ThrowIfNull(value);
-        if (value.Length > catalog.Options.MaxValueBytes)
-        {
-            throw new ArgumentException($"The value is {value.Length} bytes, over the silo's limit of {catalog.Options.MaxValueBytes} (Cubby:MaxValueBytes).", nameof(value));
-        }
-    }
+    private void CheckValue(byte[] value) => TypedCalls.CheckValue(catalog, value);
 
     private static string ChunkKey(int index) => "cubby.chunk." + index.ToString(System.Globalization.CultureInfo.InvariantCulture);
-
-    private static WriteOutcome Write(Shard shard, byte[] key, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition)
-    {
-        var none = default(NoReader);
-        var request = new SetRequest((WriteCondition)condition, new ExpirySpec(expiry.ExpiresAt, expiry.SlidingWindow), (uint)flags);
-        return shard.Set(key, value, request, ref none) switch
-        {
-            SetStatus.Created => WriteOutcome.Created,
-            SetStatus.Updated => WriteOutcome.Updated,
-            SetStatus.NotStored => WriteOutcome.NotStored,
-            _ => throw new Sharding.CubbyOutOfMemoryException(),
-        };
-    }
 
     /// <summary>Collects keys matching a pattern inside the shard's turn.</summary>
     private struct KeyCollector(byte[]? pattern) : IKeySink

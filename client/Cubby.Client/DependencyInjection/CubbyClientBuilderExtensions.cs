@@ -20,7 +20,8 @@ public static class CubbyClientBuilderExtensions
     /// Off unless called: it costs each call an activity and a few request-context entries while anything listens.
     /// In a process that already runs Orleans (a silo, or an app with its own Orleans client) the client uses that
     /// runtime, whose tracing is the host's business (<c>siloBuilder.AddActivityPropagation()</c>), and this does
-    /// nothing. Calling it again does nothing either.
+    /// nothing. Calling it again does nothing either. A call made inside an activity is then not coalesced with others
+    /// (<see cref="CubbyClientOptions.CoalesceCalls"/>): it goes as its own shard call, so its trace shows that call.
     /// </remarks>
     /// <param name="builder">From <c>AddCubbyClient</c>.</param>
     /// <returns>The same builder.</returns>
@@ -43,5 +44,5 @@ public static class CubbyClientBuilderExtensions
     }
 
     /// <summary>Says that the gateway client propagates activities already, so the filters are added once.</summary>
-    private sealed class DistributedTracingMarker;
+    internal sealed class DistributedTracingMarker;
 }

@@ -3,6 +3,7 @@ using Cubby.Client.Caching;
 using Cubby.Client.DependencyInjection;
 using Cubby.Client.Gateways;
 using Cubby.Client.Serialization;
+using Cubby.Client.Shards;
 using Microsoft.Extensions.Caching.Distributed;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection.Extensions;
@@ -75,12 +76,22 @@ public static class CubbyServiceCollectionExtensions
             AddGatewayClient(services);
         }
 
-        services.AddSingleton(provider => new CubbyClient(
-            provider.GetRequiredService<IOptions<CubbyClientOptions>>(),
-            provider.GetRequiredService<IGrainFactory>(),
-            provider.GetService<GatewayConnection>(),
-            provider.GetRequiredService<ICubbySerializer>(),
-            provider.GetRequiredService<TimeProvider>()));
+        services.AddSingleton(provider =>
+        {
+            var options = provider.GetRequiredService<IOptions<CubbyClientOptions>>();
+            var grains = provider.GetRequiredService<IGrainFactory>();
+            var gateway = provider.GetService<GatewayConnection>();
+
+            // Inside a silo's own process every call is local already; batches are for calls that cross the network.
+            var batches = gateway is not null && options.Value.CoalesceCalls
+                ? new SiloBatches(
+                    grains,
+                    provider.GetRequiredService<IGatewayListProvider>(),
+                    options.Value.SlotCount,
+                    traceCalls: provider.GetService<CubbyClientBuilderExtensions.DistributedTracingMarker>() is not null)
+                : null;
+            return new CubbyClient(options, grains, gateway, provider.GetRequiredService<ICubbySerializer>(), provider.GetRequiredService<TimeProvider>(), batches);
+        });
         services.TryAddSingleton<ICubbyClient>(provider => provider.GetRequiredService<CubbyClient>());
         return new CubbyClientBuilder(services);
     }

@@ -60,6 +60,7 @@ public static class CubbySiloBuilderExtensions
         silo.Services.AddHostedService(static services => services.GetRequiredService<ShardRebalancer>());
         silo.Services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(static services => services.GetRequiredService<ShardRebalancer>());
         silo.AddGrainService<ShardSiloService>();
+        silo.AddGrainService<Batches.ShardBatchService>();
         silo.Services.AddSingleton<ShardSilos>();
         silo.Services.AddHostedService<ExpiryService>();
         if (options.Store == EntryStoreKind.Native && options.NativeHeapTrimInterval > TimeSpan.Zero)

@@ -5,8 +5,9 @@ using Cubby.Sharding;
 namespace Cubby.Tests.Infrastructure;
 
 /// <summary>
-/// Counts the <see cref="IShardGrain"/> calls a silo receives, so a test can tell whether a client sent anything, and
-/// holds calls about a chosen key inside their shard's turn, so a test can leave a call without an answer.
+/// Counts the shard calls a silo receives (<see cref="IShardGrain"/> calls, and each operation of a client's batch to
+/// <see cref="IShardBatchService"/>), so a test can tell whether a client sent anything, and holds calls about a chosen
+/// key (a whole batch holding one) before they run, so a test can leave a call without an answer.
 /// </summary>
 public sealed class ShardCallCounter : IIncomingGrainCallFilter
 {
@@ -20,15 +21,28 @@ public sealed class ShardCallCounter : IIncomingGrainCallFilter
         if (context.InterfaceMethod?.DeclaringType == typeof(IShardGrain))
         {
             Interlocked.Increment(ref _calls);
-            if (!_held.IsEmpty && context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is byte[] key
-                && _held.TryGetValue(Encoding.UTF8.GetString(key), out var held))
+            if (context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is byte[] key && HeldFor(key) is { } held)
             {
                 await held.ArriveAsync();
+            }
+        }
+        else if (context.InterfaceMethod?.DeclaringType == typeof(IShardBatchService) && context.Request.GetArgumentCount() > 0
+            && context.Request.GetArgument(0) is ShardOperation[] operations)
+        {
+            Interlocked.Add(ref _calls, operations.Length);
+            foreach (var operation in operations)
+            {
+                if (HeldFor(operation.Key) is { } held)
+                {
+                    await held.ArriveAsync();
+                }
             }
         }
 
         await context.Invoke();
     }
+
+    private HeldKey? HeldFor(byte[] key) => !_held.IsEmpty && _held.TryGetValue(Encoding.UTF8.GetString(key), out var held) ? held : null;
 
     /// <summary>How many shard calls <paramref name="action"/> caused.</summary>
     public async Task<long> CallsDuringAsync(Func<Task> action)

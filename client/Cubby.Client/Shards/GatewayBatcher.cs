@@ -1,0 +1,105 @@
+using Cubby.Sharding;
+
+namespace Cubby.Client.Shards;
+
+/// <summary>
+/// The operations on their way to one gateway's batch entry point (<see cref="IShardBatchService"/>). At most
+/// <see cref="MaxInFlight"/> batches travel at once and what arrives meanwhile goes in the next, so a lone call leaves at
+/// once and concurrent calls share messages. A batch that fails as a whole answers each of its operations
+/// <see cref="ShardOperationStatus.Failed"/>, for the caller to run it as a single call.
+/// </summary>
+internal sealed class GatewayBatcher(IShardBatchService service)
+{
+    /// <summary>Two, so one batch can be on its way while the silo runs the other.</summary>
+    private const int MaxInFlight = 2;
+
+    /// <summary>Operations per message, so one message does not hold the silo's turn for long or grow without bound.</summary>
+    private const int MaxOperations = 256;
+
+    private readonly Lock _gate = new();
+    private readonly List<PendingOperation> _waiting = [];
+    private int _inFlight;
+    private long _batchesSent;
+    private long _operationsSent;
+
+    /// <summary>Batches sent, for tests and diagnostics.</summary>
+    public long BatchesSent => Interlocked.Read(ref _batchesSent);
+
+    /// <summary>Operations sent in them.</summary>
+    public long OperationsSent => Interlocked.Read(ref _operationsSent);
+
+    /// <summary>Queues <paramref name="operation"/> for the next batch, sending one now if fewer than the limit travel.</summary>
+    public Task<ShardOperationResult> Enqueue(ShardOperation operation)
+    {
+        var pending = new PendingOperation(operation);
+        PendingOperation[]? batch = null;
+        lock (_gate)
+        {
+            _waiting.Add(pending);
+            if (_inFlight < MaxInFlight)
+            {
+                _inFlight++;
+                batch = TakeWaiting();
+            }
+        }
+
+        if (batch is not null)
+        {
+            _ = SendAsync(batch);
+        }
+
+        return pending.Task;
+    }
+
+    private PendingOperation[] TakeWaiting()
+    {
+        var count = Math.Min(_waiting.Count, MaxOperations);
+        var batch = _waiting.GetRange(0, count).ToArray();
+        _waiting.RemoveRange(0, count);
+        return batch;
+    }
+
+    private async Task SendAsync(PendingOperation[] batch)
+    {
+        while (true)
+        {
+            Interlocked.Increment(ref _batchesSent);
+            Interlocked.Add(ref _operationsSent, batch.Length);
+            ShardOperationResult[]? results;
+            try
+            {
+                results = await service.Run(Array.ConvertAll(batch, static pending => pending.Operation)).ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is not OutOfMemoryException)
+            {
+                // The gateway left, timed out or refused: each operation still has its single call, with its retries.
+                results = null;
+            }
+
+            for (var i = 0; i < batch.Length; i++)
+            {
+                batch[i].TrySetResult(results is not null && i < results.Length ? results[i] : ShardOperationResult.Failed);
+            }
+
+            lock (_gate)
+            {
+                if (_waiting.Count == 0)
+                {
+                    _inFlight--;
+                    return;
+                }
+
+                batch = TakeWaiting();
+            }
+        }
+    }
+
+    /// <summary>
+    /// One caller's operation. Its continuation runs where the batch's answer arrives, as an awaited grain call's does;
+    /// a caller that goes on calling queues its next operation for the batch after.
+    /// </summary>
+    private sealed class PendingOperation(ShardOperation operation) : TaskCompletionSource<ShardOperationResult>
+    {
+        public ShardOperation Operation { get; } = operation;
+    }
+}

@@ -1,0 +1,86 @@
+using Cubby.Grains.Placement;
+using Cubby.Sharding;
+using Microsoft.Extensions.Logging;
+using Orleans.Runtime.Services;
+
+namespace Cubby.Grains.Batches;
+
+/// <summary>
+/// Answers <see cref="IShardBatchService"/> on this silo: each operation runs on its shard here in that shard's turn,
+/// as the RESP door runs a command on a local shard, with the shard grain's own checks and calls
+/// (<see cref="TypedCalls"/>). Nothing waits: a shard that is not open here is answered <see cref="ShardOperationStatus.NotHere"/>
+/// and a failing operation <see cref="ShardOperationStatus.Failed"/>, for the client to call the shard grain instead.
+/// </summary>
+internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo silo, ILoggerFactory loggers, ShardCatalog catalog, ShardHomes homes)
+    : GrainService(id, silo, loggers), IShardBatchService
+{
+    public ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations)
+    {
+        ArgumentNullException.ThrowIfNull(operations);
+        var results = new ShardOperationResult[operations.Length];
+        for (var i = 0; i < operations.Length; i++)
+        {
+            results[i] = RunOne(operations[i]);
+        }
+
+        return ValueTask.FromResult(results);
+    }
+
+    /// <summary>
+    /// The shards open here, and those whose home is here though not yet active: a call for one of those activates it
+    /// through its grain, which places it here, and the batches after find it.
+    /// </summary>
+    public ValueTask<int[]> Slots()
+    {
+        var slots = new HashSet<int>(catalog.OpenSlots());
+        for (var slot = 0; slot < catalog.SlotCount; slot++)
+        {
+            if (homes.HomeOf(slot).Equals(homes.Self) && !homes.Leaving)
+            {
+                slots.Add(slot);
+            }
+        }
+
+        return ValueTask.FromResult(slots.Order().ToArray());
+    }
+
+    private ShardOperationResult RunOne(ShardOperation operation)
+    {
+        if (operation is null || operation.Slot < 0 || operation.Slot >= catalog.SlotCount)
+        {
+            return ShardOperationResult.Failed;
+        }
+
+        if (catalog.Find(operation.Slot) is not { } shard || !shard.TryEnterTurn())
+        {
+            return ShardOperationResult.NotHere;
+        }
+
+        try
+        {
+            TypedCalls.CheckKey(catalog, operation.Slot, operation.Key);
+            return operation.Kind switch
+            {
+                ShardOperationKind.Get => new(ShardOperationStatus.Done, Entry: TypedCalls.Get(shard, operation.Key, operation.Slide)),
+                ShardOperationKind.Set => Set(shard, operation),
+                _ => ShardOperationResult.Failed,
+            };
+        }
+        catch (Exception exception) when (exception is not OutOfMemoryException)
+        {
+            // The shard grain's call gives the caller this error with its type and message; a batch carries only that it failed.
+            return ShardOperationResult.Failed;
+        }
+        finally
+        {
+            shard.ExitTurn();
+        }
+    }
+
+    private ShardOperationResult Set(Shard shard, ShardOperation operation)
+    {
+        var value = operation.Value ?? throw new ArgumentException("A write needs a value.", nameof(operation));
+        TypedCalls.CheckValue(catalog, value);
+        return new(ShardOperationStatus.Done, Outcome: TypedCalls.Set(shard, operation.Key, value, operation.Expiry, operation.Flags, operation.Condition));
+    }
+}

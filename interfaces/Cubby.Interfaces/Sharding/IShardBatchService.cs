@@ -1,0 +1,22 @@
+using Orleans;
+using Orleans.Services;
+
+namespace Cubby.Sharding;
+
+/// <summary>
+/// Every silo's entry point for batches of single-key operations from a gateway client: the client addresses it at a
+/// gateway, so a batch travels in one message to the silo whose shards it names, and each operation runs on its shard
+/// there in that shard's turn. An operation whose shard is not open on that silo, or that fails, is answered as such and
+/// not retried here: the client runs it as a single shard-grain call, which Orleans routes wherever the shard is.
+/// </summary>
+public interface IShardBatchService : IGrainService
+{
+    /// <summary>Runs each operation on its shard on this silo, in order.</summary>
+    /// <param name="operations">The operations.</param>
+    /// <returns>One result per operation, in the same order.</returns>
+    ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations);
+
+    /// <summary>The shards this silo holds open now or is the home of.</summary>
+    /// <returns>Their numbers.</returns>
+    ValueTask<int[]> Slots();
+}

@@ -1,0 +1,87 @@
+using Orleans;
+
+namespace Cubby.Sharding;
+
+/// <summary>What a <see cref="ShardOperation"/> does.</summary>
+[GenerateSerializer]
+public enum ShardOperationKind : byte
+{
+    /// <summary>Reads an entry (<see cref="IShardGrain.Get"/>).</summary>
+    Get,
+
+    /// <summary>Writes an entry (<see cref="IShardGrain.Set"/>).</summary>
+    Set,
+}
+
+/// <summary>
+/// One single-key operation of a batch (<see cref="IShardBatchService.Run"/>), with the arguments of the shard-grain
+/// call it stands for. Keys and values are immutable arrays, as in <see cref="IShardGrain"/>.
+/// </summary>
+/// <param name="Kind">What it does.</param>
+/// <param name="Slot">The key's shard.</param>
+/// <param name="Key">The key.</param>
+/// <param name="Slide">For a read: whether it renews a sliding expiry.</param>
+/// <param name="Value">For a write: the value.</param>
+/// <param name="Expiry">For a write: when the entry expires.</param>
+/// <param name="Flags">For a write: the flags stored with it.</param>
+/// <param name="Condition">For a write: when it applies.</param>
+[GenerateSerializer, Immutable]
+public sealed record ShardOperation(
+    [property: Id(0)] ShardOperationKind Kind,
+    [property: Id(1)] int Slot,
+    [property: Id(2)] byte[] Key,
+    [property: Id(3)] bool Slide = false,
+    [property: Id(4)] byte[]? Value = null,
+    [property: Id(5)] ShardExpiry Expiry = default,
+    [property: Id(6)] CacheEntryFlags Flags = CacheEntryFlags.None,
+    [property: Id(7)] ShardWriteCondition Condition = ShardWriteCondition.Always)
+{
+    /// <summary>A read of <paramref name="key"/>.</summary>
+    /// <param name="slot">The key's shard.</param>
+    /// <param name="key">The key.</param>
+    /// <param name="slide">Whether it renews a sliding expiry.</param>
+    /// <returns>The operation.</returns>
+    public static ShardOperation Get(int slot, byte[] key, bool slide) => new(ShardOperationKind.Get, slot, key, Slide: slide);
+
+    /// <summary>A write of <paramref name="key"/>.</summary>
+    /// <param name="slot">The key's shard.</param>
+    /// <param name="key">The key.</param>
+    /// <param name="value">The value.</param>
+    /// <param name="expiry">When the entry expires.</param>
+    /// <param name="flags">The flags stored with it.</param>
+    /// <param name="condition">When it applies.</param>
+    /// <returns>The operation.</returns>
+    public static ShardOperation Set(int slot, byte[] key, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition) =>
+        new(ShardOperationKind.Set, slot, key, Value: value, Expiry: expiry, Flags: flags, Condition: condition);
+}
+
+/// <summary>How a batch's silo answered one of its operations.</summary>
+[GenerateSerializer]
+public enum ShardOperationStatus : byte
+{
+    /// <summary>It ran; the result is in <see cref="ShardOperationResult"/>.</summary>
+    Done,
+
+    /// <summary>Its shard is not open on that silo (not active there, moving, or held by a transaction).</summary>
+    NotHere,
+
+    /// <summary>It failed; the single shard-grain call gives the caller the error.</summary>
+    Failed,
+}
+
+/// <summary>The result of one <see cref="ShardOperation"/>.</summary>
+/// <param name="Status">Whether it ran.</param>
+/// <param name="Entry">For a read that ran: the entry, or null when absent.</param>
+/// <param name="Outcome">For a write that ran: what it did.</param>
+[GenerateSerializer, Immutable]
+public readonly record struct ShardOperationResult(
+    [property: Id(0)] ShardOperationStatus Status,
+    [property: Id(1)] ShardEntry? Entry = null,
+    [property: Id(2)] WriteOutcome Outcome = default)
+{
+    /// <summary>The shard is not open on the silo asked.</summary>
+    public static ShardOperationResult NotHere => new(ShardOperationStatus.NotHere);
+
+    /// <summary>The operation failed.</summary>
+    public static ShardOperationResult Failed => new(ShardOperationStatus.Failed);
+}

@@ -1,0 +1,114 @@
+using System.Text;
+using Cubby.Client;
+using Cubby.Tests.Infrastructure;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace Cubby.Tests.Client;
+
+/// <summary>
+/// Reads and writes of a gateway client coalesced into batches per silo (<c>Cubby:Client:CoalesceCalls</c>): concurrent
+/// calls share messages straight to the gateway of their shards' silo and answer as single calls do, and calls whose
+/// shard moves away meanwhile still land, through the shard's grain.
+/// </summary>
+public sealed class CoalescedCallTests
+{
+    private const int Callers = 32;
+
+    [Fact]
+    public async Task Concurrent_reads_and_writes_share_batches_and_answer_as_single_calls()
+    {
+        await using var harness = await ClientHarness.StartAsync();
+        await harness.WarmUpAsync();
+        var batches = Assert.IsType<CubbyClient>(harness.Client).Batches;
+        Assert.NotNull(batches);
+        await Poll.UntilAsync(async () =>
+        {
+            await harness.Client.PutAsync("map:probe", "v"u8.ToArray());
+            return batches.Batchers.Sum(static batcher => batcher.OperationsSent) > 0;
+        }, TestDeadlines.Call, "the client to learn which gateway holds the shards");
+
+        await RunCallersAsync(harness.Client, rounds: 30, prefix: "together");
+
+        var operations = batches.Batchers.Sum(static batcher => batcher.OperationsSent);
+        var sent = batches.Batchers.Sum(static batcher => batcher.BatchesSent);
+        Assert.True(operations >= Callers * 30 * 2, $"only {operations} of {Callers * 30 * 2} operations went in batches");
+        Assert.True(operations > sent, $"{operations} operations in {sent} batches: concurrent calls did not share messages");
+
+        // What the batches wrote is what a plain RESP client reads.
+        RespAssert.Bulk("together:0:29", await harness.Monitor.CallAsync("GET", "together:0"));
+    }
+
+    [Fact]
+    public async Task With_coalescing_off_every_call_goes_to_its_grain()
+    {
+        await using var harness = await ClientHarness.StartAsync(configure: static o => o.CoalesceCalls = false);
+        Assert.Null(Assert.IsType<CubbyClient>(harness.Client).Batches);
+        await RunCallersAsync(harness.Client, rounds: 5, prefix: "alone");
+    }
+
+    [Fact]
+    public async Task Calls_whose_shards_move_to_a_joining_silo_and_back_all_land()
+    {
+        await using var cluster = await TestCluster.StartAsync(1);
+        var services = new ServiceCollection();
+        services.AddCubbyClient(o => o.Endpoints.Add($"127.0.0.1:{cluster.Primary.GatewayEndPoint.Port}"));
+        await using var app = services.BuildServiceProvider();
+        var client = app.GetRequiredService<ICubbyClient>();
+
+        using var stop = new CancellationTokenSource();
+        var load = Task.Run(() => RunUntilStoppedAsync(client, stop.Token));
+
+        // A silo joins and takes its share of the shards (they migrate with their entries), then leaves gracefully and
+        // hands them back: batches sent meanwhile find shards gone and their calls go to the shards' grains.
+        var joiner = await cluster.AddSiloAsync();
+        await cluster.WaitForActiveSilosAsync(2);
+        await Poll.UntilAsync(
+            () => Task.FromResult(joiner.Services.GetRequiredService<Cubby.Grains.ShardCatalog>().ActiveShards() > 0),
+            TimeSpan.FromSeconds(60),
+            "shards to move to the joining silo");
+        await cluster.StopAsync(joiner);
+        await stop.CancelAsync();
+        var (calls, wrong) = await load;
+
+        Assert.True(calls > 0, "the callers made no call");
+        Assert.Equal(0, wrong);
+    }
+
+    /// <summary>Each caller writes its key and reads it back, round after round: every read must see its own last write.</summary>
+    private static async Task RunCallersAsync(ICubbyClient client, int rounds, string prefix)
+    {
+        await Task.WhenAll(Enumerable.Range(0, Callers).Select(caller => Task.Run(async () =>
+        {
+            var key = $"{prefix}:{caller}";
+            for (var round = 0; round < rounds; round++)
+            {
+                var value = Encoding.UTF8.GetBytes($"{key}:{round}");
+                Assert.Equal(round == 0 ? WriteOutcome.Created : WriteOutcome.Updated, await client.PutAsync(key, value));
+                Assert.Equal(value, await client.GetAsync(key));
+            }
+        }))).WaitAsync(TimeSpan.FromMinutes(2));
+    }
+
+    /// <summary>Writes and reads back keys over many shards until stopped; counts the calls and the reads that saw something else.</summary>
+    private static async Task<(long Calls, long Wrong)> RunUntilStoppedAsync(ICubbyClient client, CancellationToken stop)
+    {
+        long calls = 0, wrong = 0;
+        await Task.WhenAll(Enumerable.Range(0, Callers).Select(caller => Task.Run(async () =>
+        {
+            for (var round = 0; !stop.IsCancellationRequested; round++)
+            {
+                var key = $"moving:{caller}:{round % 50}";
+                var value = Encoding.UTF8.GetBytes($"{caller}:{round}");
+                await client.PutAsync(key, value);
+                var read = await client.GetAsync(key);
+                if (read is null || !value.AsSpan().SequenceEqual(read))
+                {
+                    Interlocked.Increment(ref wrong);
+                }
+
+                Interlocked.Add(ref calls, 2);
+            }
+        })));
+        return (calls, wrong);
+    }
+}

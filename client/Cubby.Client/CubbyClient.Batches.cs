@@ -8,6 +8,22 @@ internal sealed partial class CubbyClient
     {
         var batch = Group(keys);
         var values = new byte[]?[keys.Count];
+        if (_shards.Batches is not null)
+        {
+            // Each key an operation of its own: the client coalesces them per silo, whatever their shards.
+            await Task.WhenAll(Enumerable.Range(0, keys.Count).Select(async index =>
+            {
+                var entry = await _shards.CallAsync(
+                    ShardOperation.Get(batch.Slots[index], batch.Encoded[index], slide: true),
+                    static result => result.Entry,
+                    static (grain, s) => grain.Get(s.Key, s.Slide),
+                    keys[index],
+                    cancellationToken).ConfigureAwait(false);
+                values[index] = entry is null ? null : ValueOf(keys[index], entry);
+            })).ConfigureAwait(false);
+            return values;
+        }
+
         await Task.WhenAll(batch.Shards.Select(async shard =>
         {
             var entries = await _shards.CallAsync(shard.Slot, batch.KeysOf(shard), static (grain, k) => grain.GetMany(k, slide: true), keys[shard.Indexes[0]], cancellationToken).ConfigureAwait(false);
@@ -37,6 +53,18 @@ internal sealed partial class CubbyClient
         var batch = Group(keys);
         var expiry = Expiry(options);
         var outcomes = new WriteOutcome[entries.Count];
+        if (_shards.Batches is not null)
+        {
+            await Task.WhenAll(Enumerable.Range(0, keys.Length).Select(async index =>
+                outcomes[index] = await _shards.CallAsync(
+                    ShardOperation.Set(batch.Slots[index], batch.Encoded[index], values[index], expiry, options.Flags, ShardWriteCondition.Always),
+                    static result => result.Outcome,
+                    static (grain, s) => grain.Set(s.Key, s.Value!, s.Expiry, s.Flags, s.Condition),
+                    keys[index],
+                    cancellationToken).ConfigureAwait(false))).ConfigureAwait(false);
+            return outcomes;
+        }
+
         await Task.WhenAll(batch.Shards.Select(async shard =>
         {
             var shardValues = shard.Indexes.Select(index => values[index]).ToArray();
@@ -57,21 +85,34 @@ internal sealed partial class CubbyClient
     public async ValueTask<int> EvictManyAsync(IReadOnlyList<string> keys, CancellationToken cancellationToken = default)
     {
         var batch = Group(keys);
+        if (_shards.Batches is not null)
+        {
+            var found = await Task.WhenAll(Enumerable.Range(0, keys.Count).Select(index => _shards.CallAsync(
+                ShardOperation.Remove(batch.Slots[index], batch.Encoded[index]),
+                static result => result.Found,
+                static async (grain, s) => await grain.Remove([s.Key]).ConfigureAwait(false) > 0,
+                keys[index],
+                cancellationToken).AsTask())).ConfigureAwait(false);
+            return found.Count(static removed => removed);
+        }
+
         var removed = await Task.WhenAll(batch.Shards.Select(shard =>
             _shards.CallAsync(shard.Slot, batch.KeysOf(shard), static (grain, k) => grain.Remove(k), keys[shard.Indexes[0]], cancellationToken).AsTask())).ConfigureAwait(false);
         return removed.Sum();
     }
 
-    /// <summary>Checks every key and groups them by shard, keeping each key's position in the caller's list.</summary>
+    /// <summary>Checks every key (before anything is sent) and groups them by shard, keeping each key's position in the caller's list.</summary>
     private KeyBatch Group(IReadOnlyList<string> keys)
     {
         ArgumentNullException.ThrowIfNull(keys);
         var encoded = new byte[keys.Count][];
+        var slots = new int[keys.Count];
         var shards = new Dictionary<int, ShardKeys>();
         for (var i = 0; i < keys.Count; i++)
         {
             var (bytes, slot) = Key(keys[i]);
             encoded[i] = bytes;
+            slots[i] = slot;
             if (!shards.TryGetValue(slot, out var shard))
             {
                 shards.Add(slot, shard = new ShardKeys(slot, []));
@@ -80,12 +121,12 @@ internal sealed partial class CubbyClient
             shard.Indexes.Add(i);
         }
 
-        return new KeyBatch(encoded, shards.Values);
+        return new KeyBatch(encoded, slots, shards.Values);
     }
 
     private sealed record ShardKeys(int Slot, List<int> Indexes);
 
-    private sealed record KeyBatch(byte[][] Encoded, IReadOnlyCollection<ShardKeys> Shards)
+    private sealed record KeyBatch(byte[][] Encoded, int[] Slots, IReadOnlyCollection<ShardKeys> Shards)
     {
         public byte[][] KeysOf(ShardKeys shard) => shard.Indexes.Select(index => Encoded[index]).ToArray();
     }

@@ -67,14 +67,15 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     public ValueTask<bool> RefreshAsync(string key, CancellationToken cancellationToken = default)
     {
         var (bytes, slot) = Key(key);
-        return _shards.CallAsync(slot, bytes, static (grain, k) => grain.Refresh(k), key, cancellationToken);
+        return _shards.CallAsync(ShardOperation.Refresh(slot, bytes), static result => result.Found, static (grain, s) => grain.Refresh(s.Key), key, cancellationToken);
     }
 
     public async ValueTask<RemoveOutcome> EvictAsync(string key, CancellationToken cancellationToken = default)
     {
         var (bytes, slot) = Key(key);
-        var removed = await _shards.CallAsync(slot, new[] { bytes }, static (grain, k) => grain.Remove(k), key, cancellationToken).ConfigureAwait(false);
-        return removed > 0 ? RemoveOutcome.Removed : RemoveOutcome.NotFound;
+        var removed = await _shards.CallAsync(
+            ShardOperation.Remove(slot, bytes), static result => result.Found, static async (grain, s) => await grain.Remove([s.Key]).ConfigureAwait(false) > 0, key, cancellationToken).ConfigureAwait(false);
+        return removed ? RemoveOutcome.Removed : RemoveOutcome.NotFound;
     }
 
     public async ValueTask<TimeSpan?> GetTimeToLiveAsync(string key, CancellationToken cancellationToken = default) =>

@@ -61,9 +61,10 @@ public sealed class CubbyClientOptions
     internal TimeSpan AttemptTimeout => OperationTimeout / 2;
 
     /// <summary>
-    /// Whether a gateway client sends concurrent reads and writes (<see cref="ICubbyClient.GetAsync"/>,
-    /// <see cref="ICubbyClient.PutAsync(string, ReadOnlyMemory{byte}, CacheEntryOptions?, CancellationToken)"/> and the
-    /// <c>IDistributedCache</c> forms) for shards of one silo together, in one message straight to that silo's gateway,
+    /// Whether a gateway client sends concurrent calls on keys (<see cref="ICubbyClient.GetAsync"/>,
+    /// <see cref="ICubbyClient.PutAsync(string, ReadOnlyMemory{byte}, CacheEntryOptions?, CancellationToken)"/>,
+    /// <see cref="ICubbyClient.RefreshAsync"/>, <see cref="ICubbyClient.EvictAsync"/>, each key of the batch forms, and
+    /// the <c>IDistributedCache</c> forms) for shards of one silo together, in one message straight to that silo's gateway,
     /// where each runs in its shard's turn. On by default; a call the silo cannot take so goes to the shard's grain as
     /// a single call, as every call does when this is off.
     /// </summary>

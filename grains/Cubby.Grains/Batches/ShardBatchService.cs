@@ -63,6 +63,8 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
             {
                 ShardOperationKind.Get => new(ShardOperationStatus.Done, Entry: TypedCalls.Get(shard, operation.Key, operation.Slide)),
                 ShardOperationKind.Set => Set(shard, operation),
+                ShardOperationKind.Remove => new(ShardOperationStatus.Done, Found: shard.Remove(operation.Key)),
+                ShardOperationKind.Refresh => new(ShardOperationStatus.Done, Found: shard.Refresh(operation.Key)),
                 _ => ShardOperationResult.Failed,
             };
         }

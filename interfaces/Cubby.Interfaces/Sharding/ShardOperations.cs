@@ -11,6 +11,12 @@ public enum ShardOperationKind : byte
 
     /// <summary>Writes an entry (<see cref="IShardGrain.Set"/>).</summary>
     Set,
+
+    /// <summary>Removes an entry (<see cref="IShardGrain.Remove"/> of one key).</summary>
+    Remove,
+
+    /// <summary>Renews an entry's sliding expiry without reading it (<see cref="IShardGrain.Refresh"/>).</summary>
+    Refresh,
 }
 
 /// <summary>
@@ -43,6 +49,18 @@ public sealed record ShardOperation(
     /// <returns>The operation.</returns>
     public static ShardOperation Get(int slot, byte[] key, bool slide) => new(ShardOperationKind.Get, slot, key, Slide: slide);
 
+    /// <summary>A removal of <paramref name="key"/>.</summary>
+    /// <param name="slot">The key's shard.</param>
+    /// <param name="key">The key.</param>
+    /// <returns>The operation.</returns>
+    public static ShardOperation Remove(int slot, byte[] key) => new(ShardOperationKind.Remove, slot, key);
+
+    /// <summary>A renewal of <paramref name="key"/>'s sliding expiry.</summary>
+    /// <param name="slot">The key's shard.</param>
+    /// <param name="key">The key.</param>
+    /// <returns>The operation.</returns>
+    public static ShardOperation Refresh(int slot, byte[] key) => new(ShardOperationKind.Refresh, slot, key);
+
     /// <summary>A write of <paramref name="key"/>.</summary>
     /// <param name="slot">The key's shard.</param>
     /// <param name="key">The key.</param>
@@ -73,11 +91,13 @@ public enum ShardOperationStatus : byte
 /// <param name="Status">Whether it ran.</param>
 /// <param name="Entry">For a read that ran: the entry, or null when absent.</param>
 /// <param name="Outcome">For a write that ran: what it did.</param>
+/// <param name="Found">For a removal or a renewal that ran: whether the entry was there.</param>
 [GenerateSerializer, Immutable]
 public readonly record struct ShardOperationResult(
     [property: Id(0)] ShardOperationStatus Status,
     [property: Id(1)] ShardEntry? Entry = null,
-    [property: Id(2)] WriteOutcome Outcome = default)
+    [property: Id(2)] WriteOutcome Outcome = default,
+    [property: Id(3)] bool Found = false)
 {
     /// <summary>The shard is not open on the silo asked.</summary>
     public static ShardOperationResult NotHere => new(ShardOperationStatus.NotHere);

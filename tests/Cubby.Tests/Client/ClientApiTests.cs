@@ -334,7 +334,7 @@ public sealed class ClientApiTests
 
     [Theory]
     [MemberData(nameof(ClientRoutes.All), MemberType = typeof(ClientRoutes))]
-    public async Task The_batch_forms_make_one_call_per_shard_and_keep_the_callers_order(ClientRoute route)
+    public async Task The_batch_forms_make_one_call_per_shard_or_one_coalesced_operation_per_key_and_keep_the_callers_order(ClientRoute route)
     {
         await using var harness = await ClientHarness.StartAsync(route);
         var client = harness.Client;
@@ -347,14 +347,17 @@ public sealed class ClientApiTests
 
         var puts = await harness.Silo.ShardCalls.CallsDuringAsync(async () =>
             written = await client.PutManyAsync([.. keys.Select(key => new KeyValuePair<string, ReadOnlyMemory<byte>>(key, Encoding.UTF8.GetBytes("v:" + key)))], CacheEntryOptions.ExpiresIn(TimeSpan.FromMinutes(1))));
-        Assert.Equal(shardCount, puts);
+        // Inside the silo, one call per shard. Through the gateway each key is an operation of the silo's batches, plus
+        // a grain call for a key whose shard was not active yet (the batch answers it is not there, the grain places it).
+        var coalesced = route == ClientRoute.Gateway;
+        AssertCalls(coalesced ? keys.Length : shardCount, coalesced, puts);
         Assert.Equal(keys.Select(key => key == "batch:3" ? WriteOutcome.Updated : WriteOutcome.Created), written);
         Assert.InRange((await client.GetTimeToLiveAsync("{tag}b"))!.Value, TimeSpan.FromSeconds(50), TimeSpan.FromMinutes(1));
 
         byte[]?[] read = [];
         string[] asked = ["missing", .. keys.Reverse(), "batch:0"];
         var gets = await harness.Silo.ShardCalls.CallsDuringAsync(async () => read = await client.GetManyAsync(asked));
-        Assert.Equal(asked.Select(shards.SlotOf).Distinct().Count(), gets);
+        AssertCalls(coalesced ? asked.Length : asked.Select(shards.SlotOf).Distinct().Count(), coalesced, gets);
         Assert.Null(read[0]);
         for (var i = 1; i < asked.Length; i++)
         {
@@ -365,5 +368,17 @@ public sealed class ClientApiTests
         Assert.Equal(keys.Length, await client.EvictManyAsync([.. keys, "missing"]));
         Assert.All(await client.GetManyAsync(keys), Assert.Null);
         Assert.Equal(0, await client.EvictManyAsync(keys));
+
+        static void AssertCalls(int expected, bool coalesced, long calls)
+        {
+            if (coalesced)
+            {
+                Assert.InRange(calls, expected, 2 * expected);
+            }
+            else
+            {
+                Assert.Equal(expected, calls);
+            }
+        }
     }
 }

@@ -19,13 +19,7 @@ public sealed class CoalescedCallTests
     {
         await using var harness = await ClientHarness.StartAsync();
         await harness.WarmUpAsync();
-        var batches = Assert.IsType<CubbyClient>(harness.Client).Batches;
-        Assert.NotNull(batches);
-        await Poll.UntilAsync(async () =>
-        {
-            await harness.Client.PutAsync("map:probe", "v"u8.ToArray());
-            return batches.Batchers.Sum(static batcher => batcher.OperationsSent) > 0;
-        }, TestDeadlines.Call, "the client to learn which gateway holds the shards");
+        var batches = await LearnedMapAsync(harness);
 
         await RunCallersAsync(harness.Client, rounds: 30, prefix: "together");
 
@@ -36,6 +30,34 @@ public sealed class CoalescedCallTests
 
         // What the batches wrote is what a plain RESP client reads.
         RespAssert.Bulk("together:0:29", await harness.Monitor.CallAsync("GET", "together:0"));
+    }
+
+    [Fact]
+    public async Task The_batch_forms_refresh_and_evict_travel_in_batches_too()
+    {
+        await using var harness = await ClientHarness.StartAsync();
+        await harness.WarmUpAsync();
+        var batches = await LearnedMapAsync(harness);
+        var client = harness.Client;
+        var keys = Enumerable.Range(0, 100).Select(static i => $"many:{i}").ToArray();
+        var values = keys.Select(static key => Encoding.UTF8.GetBytes(key)).ToArray();
+        var before = batches.Batchers.Sum(static batcher => batcher.OperationsSent);
+
+        Assert.All(
+            await client.PutManyAsync([.. keys.Zip(values, static (key, value) => KeyValuePair.Create(key, (ReadOnlyMemory<byte>)value))], CacheEntryOptions.Sliding(TimeSpan.FromMinutes(5))),
+            static outcome => Assert.Equal(WriteOutcome.Created, outcome));
+        var read = await client.GetManyAsync([.. keys, "many:absent"]);
+        Assert.Equal(values, read[..100]);
+        Assert.Null(read[100]);
+        Assert.True(await client.RefreshAsync(keys[0]));
+        Assert.False(await client.RefreshAsync("many:absent"));
+        Assert.Equal(RemoveOutcome.Removed, await client.EvictAsync(keys[0]));
+        Assert.Equal(RemoveOutcome.NotFound, await client.EvictAsync(keys[0]));
+        Assert.Equal(99, await client.EvictManyAsync(keys));
+        RespAssert.Integer(0, await harness.Monitor.CallAsync("EXISTS", keys[1]));
+
+        var sent = batches.Batchers.Sum(static batcher => batcher.OperationsSent) - before;
+        Assert.True(sent >= (3 * keys.Length) + 5, $"only {sent} operations went in batches");
     }
 
     [Fact]
@@ -72,6 +94,19 @@ public sealed class CoalescedCallTests
 
         Assert.True(calls > 0, "the callers made no call");
         Assert.Equal(0, wrong);
+    }
+
+    /// <summary>The client's batches, once it has learned which gateway holds the shards (a write went in a batch).</summary>
+    private static async Task<Cubby.Client.Shards.SiloBatches> LearnedMapAsync(ClientHarness harness)
+    {
+        var batches = Assert.IsType<CubbyClient>(harness.Client).Batches;
+        Assert.NotNull(batches);
+        await Poll.UntilAsync(async () =>
+        {
+            await harness.Client.PutAsync("map:probe", "v"u8.ToArray());
+            return batches.Batchers.Sum(static batcher => batcher.OperationsSent) > 0;
+        }, TestDeadlines.Call, "the client to learn which gateway holds the shards");
+        return batches;
     }
 
     /// <summary>Each caller writes its key and reads it back, round after round: every read must see its own last write.</summary>

@@ -5,8 +5,9 @@ namespace Cubby.Client.Shards;
 /// <summary>
 /// The operations on their way to one gateway's batch entry point (<see cref="IShardBatchService"/>). At most
 /// <see cref="MaxInFlight"/> batches travel at once and what arrives meanwhile goes in the next, so a lone call leaves at
-/// once and concurrent calls share messages. A batch that fails as a whole answers each of its operations
-/// <see cref="ShardOperationStatus.Failed"/>, for the caller to run it as a single call.
+/// once and concurrent calls share messages. A batch that fails as a whole (its silo stopping or gone) answers each of
+/// its operations, and each one waiting, <see cref="ShardOperationStatus.Failed"/>, for the callers to run them as single
+/// calls, and the gateway takes no batch for <see cref="FailurePause"/>.
 /// </summary>
 internal sealed class GatewayBatcher(IShardBatchService service)
 {
@@ -16,17 +17,24 @@ internal sealed class GatewayBatcher(IShardBatchService service)
     /// <summary>Operations per message, so one message does not hold the silo's turn for long or grow without bound.</summary>
     private const int MaxOperations = 256;
 
+    /// <summary>How long a gateway whose batch failed takes no more: long enough for the client to learn the silo left.</summary>
+    private static readonly TimeSpan FailurePause = TimeSpan.FromSeconds(1);
+
     private readonly Lock _gate = new();
     private readonly List<PendingOperation> _waiting = [];
     private int _inFlight;
     private long _batchesSent;
     private long _operationsSent;
+    private long _failedAt;
 
     /// <summary>Batches sent, for tests and diagnostics.</summary>
     public long BatchesSent => Interlocked.Read(ref _batchesSent);
 
     /// <summary>Operations sent in them.</summary>
     public long OperationsSent => Interlocked.Read(ref _operationsSent);
+
+    /// <summary>Whether batches may go to this gateway: none failed within <see cref="FailurePause"/>.</summary>
+    public bool IsAvailable => Interlocked.Read(ref _failedAt) is var failedAt && (failedAt == 0 || TimeProvider.System.GetElapsedTime(failedAt) >= FailurePause);
 
     /// <summary>Queues <paramref name="operation"/> for the next batch, sending one now if fewer than the limit travel.</summary>
     public Task<ShardOperationResult> Enqueue(ShardOperation operation)
@@ -74,6 +82,7 @@ internal sealed class GatewayBatcher(IShardBatchService service)
             {
                 // The gateway left, timed out or refused: each operation still has its single call, with its retries.
                 results = null;
+                Interlocked.Exchange(ref _failedAt, TimeProvider.System.GetTimestamp());
             }
 
             for (var i = 0; i < batch.Length; i++)
@@ -81,15 +90,36 @@ internal sealed class GatewayBatcher(IShardBatchService service)
                 batch[i].TrySetResult(results is not null && i < results.Length ? results[i] : ShardOperationResult.Failed);
             }
 
+            PendingOperation[]? stranded = null;
+            var done = false;
             lock (_gate)
             {
+                if (results is null)
+                {
+                    // After a failure, what waits here goes to its grains now rather than to a silo that did not answer.
+                    stranded = [.. _waiting];
+                    _waiting.Clear();
+                }
+
                 if (_waiting.Count == 0)
                 {
                     _inFlight--;
-                    return;
+                    done = true;
+                }
+                else
+                {
+                    batch = TakeWaiting();
+                }
+            }
+
+            if (done)
+            {
+                foreach (var pending in stranded ?? [])
+                {
+                    pending.TrySetResult(ShardOperationResult.Failed);
                 }
 
-                batch = TakeWaiting();
+                return;
             }
         }
     }

@@ -27,7 +27,10 @@ internal sealed class SiloBatches(IGrainFactory grains, IGatewayListProvider gat
     private int _refreshing;
     private long _lastRefresh;
 
-    /// <summary>The batcher of the gateway that holds <paramref name="slot"/>, or null (and the map asked again) when none is known.</summary>
+    /// <summary>
+    /// The batcher of the gateway that holds <paramref name="slot"/>, or null (and the map asked again) when none is
+    /// known or its last batch failed.
+    /// </summary>
     public GatewayBatcher? For(int slot)
     {
         if (traceCalls && Activity.Current is not null)
@@ -35,7 +38,7 @@ internal sealed class SiloBatches(IGrainFactory grains, IGatewayListProvider gat
             return null;
         }
 
-        if (Volatile.Read(ref _bySlot)[slot] is { } batcher)
+        if (Volatile.Read(ref _bySlot)[slot] is { IsAvailable: true } batcher)
         {
             return batcher;
         }

@@ -106,7 +106,7 @@ internal sealed class ShardCalls(IGrainFactory grains, int slotCount, TimeSpan t
             throw new TimeoutException(
                 $"The call for '{key}' got no answer within {timeout.TotalSeconds:0.###} s (Cubby:Client:OperationTimeout).", exception);
         }
-        catch (Exception exception) when (ShardCallRetry.IsTransient(exception))
+        catch (Exception exception) when (ShardCallRetry.IsTransient(exception, cancellationToken))
         {
             throw new CubbyConnectionException(
                 $"No Cubby silo could take the call for '{key}' within {timeout.TotalSeconds:0.###} s (Cubby:Client:OperationTimeout): {exception.Message}", exception);

@@ -48,7 +48,7 @@ public static class ShardCallRetry
         {
             attempt = call(state);
         }
-        catch (Exception exception) when (IsTransient(exception))
+        catch (Exception exception) when (IsTransient(exception, cancellationToken))
         {
             attempt = ValueTask.FromException<T>(exception);
         }
@@ -62,6 +62,17 @@ public static class ShardCallRetry
     public static bool IsTransient(Exception exception) =>
         exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or GatewayTooBusyException
             or Orleans.Runtime.Messaging.ConnectionFailedException;
+
+    /// <summary>
+    /// Whether <paramref name="exception"/> says only that the shard could not be reached for now, counting a
+    /// cancellation that <paramref name="cancellationToken"/> did not ask for: the silo gave up activating the shard
+    /// (its directory registration cancelled while the directory moved), and the next try activates it afresh.
+    /// </summary>
+    /// <param name="exception">What the call threw.</param>
+    /// <param name="cancellationToken">The caller's token.</param>
+    /// <returns>True when trying again may succeed.</returns>
+    public static bool IsTransient(Exception exception, CancellationToken cancellationToken) =>
+        IsTransient(exception) || (exception is OperationCanceledException && !cancellationToken.IsCancellationRequested);
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private static async ValueTask<T> RetryAsync<TState, T>(
@@ -77,7 +88,7 @@ public static class ShardCallRetry
                     ? await attempt.AsTask().WaitAsync(cancellationToken).ConfigureAwait(false)
                     : await attempt.ConfigureAwait(false);
             }
-            catch (Exception exception) when (IsTransient(exception) && Stopwatch.GetElapsedTime(started) + backoff < timeout)
+            catch (Exception exception) when (IsTransient(exception, cancellationToken) && Stopwatch.GetElapsedTime(started) + backoff < timeout)
             {
                 retrying?.Invoke(exception);
                 await Task.Delay(backoff, TimeProvider.System, cancellationToken).ConfigureAwait(false);
@@ -88,7 +99,7 @@ public static class ShardCallRetry
             {
                 attempt = call(state);
             }
-            catch (Exception exception) when (IsTransient(exception))
+            catch (Exception exception) when (IsTransient(exception, cancellationToken))
             {
                 attempt = ValueTask.FromException<T>(exception);
             }

@@ -66,10 +66,9 @@ public sealed class CubbyClientOptions
     /// <see cref="ICubbyClient.RefreshAsync"/>, <see cref="ICubbyClient.EvictAsync"/>, each key of the batch forms, and
     /// the <c>IDistributedCache</c> forms) for shards of one silo together, in one message straight to that silo's gateway,
     /// where each runs in its shard's turn; a call the silo cannot take so goes to the shard's grain as a single call, as
-    /// every call does when this is off. Off by default for now: under a rolling restart of the silos, calls coalesced to a
-    /// stopping silo's gateway can still run out of <see cref="OperationTimeout"/>.
+    /// every call does when this is off.
     /// </summary>
-    public bool CoalesceCalls { get; set; }
+    public bool CoalesceCalls { get; set; } = true;
 
     /// <summary>The cluster's slot count: the silos' <c>Cubby:SlotCount</c>. Silos refuse keys sent to the wrong shard.</summary>
     public int SlotCount { get; set; } = Sharding.ShardMap.DefaultSlotCount;

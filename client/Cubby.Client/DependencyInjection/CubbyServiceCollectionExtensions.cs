@@ -83,10 +83,11 @@ public static class CubbyServiceCollectionExtensions
             var gateway = provider.GetService<GatewayConnection>();
 
             // Inside a silo's own process every call is local already; batches are for calls that cross the network.
-            var batches = gateway is not null && options.Value.CoalesceCalls
+            var batches = gateway is not null && options.Value.CoalesceCalls && LiveGateways.Find(provider) is { } live
                 ? new SiloBatches(
                     grains,
                     provider.GetRequiredService<IGatewayListProvider>(),
+                    live,
                     options.Value.SlotCount,
                     traceCalls: provider.GetService<CubbyClientBuilderExtensions.DistributedTracingMarker>() is not null)
                 : null;

@@ -1,15 +1,18 @@
+using Cubby.Client.Gateways;
 using Cubby.Sharding;
+using Orleans.Runtime;
 
 namespace Cubby.Client.Shards;
 
 /// <summary>
 /// The operations on their way to one gateway's batch entry point (<see cref="IShardBatchService"/>). At most
 /// <see cref="MaxInFlight"/> batches travel at once and what arrives meanwhile goes in the next, so a lone call leaves at
-/// once and concurrent calls share messages. A batch that fails as a whole (its silo stopping or gone) answers each of
+/// once and concurrent calls share messages. A batch goes only while the Orleans client counts the gateway live
+/// (<see cref="LiveGateways"/>). A batch that cannot go or fails as a whole (its silo stopping or gone) answers each of
 /// its operations, and each one waiting, <see cref="ShardOperationStatus.Failed"/>, for the callers to run them as single
 /// calls, and the gateway takes no batch for <see cref="FailurePause"/>.
 /// </summary>
-internal sealed class GatewayBatcher(IShardBatchService service)
+internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService service, LiveGateways live)
 {
     /// <summary>Two, so one batch can be on its way while the silo runs the other.</summary>
     private const int MaxInFlight = 2;
@@ -33,8 +36,9 @@ internal sealed class GatewayBatcher(IShardBatchService service)
     /// <summary>Operations sent in them.</summary>
     public long OperationsSent => Interlocked.Read(ref _operationsSent);
 
-    /// <summary>Whether batches may go to this gateway: none failed within <see cref="FailurePause"/>.</summary>
-    public bool IsAvailable => Interlocked.Read(ref _failedAt) is var failedAt && (failedAt == 0 || TimeProvider.System.GetElapsedTime(failedAt) >= FailurePause);
+    /// <summary>Whether batches may go to this gateway: the client counts it live and none failed within <see cref="FailurePause"/>.</summary>
+    public bool IsAvailable =>
+        Interlocked.Read(ref _failedAt) is var failedAt && (failedAt == 0 || TimeProvider.System.GetElapsedTime(failedAt) >= FailurePause) && live.Contains(gateway);
 
     /// <summary>Queues <paramref name="operation"/> for the next batch, sending one now if fewer than the limit travel.</summary>
     public Task<ShardOperationResult> Enqueue(ShardOperation operation)
@@ -71,17 +75,9 @@ internal sealed class GatewayBatcher(IShardBatchService service)
     {
         while (true)
         {
-            Interlocked.Increment(ref _batchesSent);
-            Interlocked.Add(ref _operationsSent, batch.Length);
-            ShardOperationResult[]? results;
-            try
+            var results = await RunAsync(batch).ConfigureAwait(false);
+            if (results is null)
             {
-                results = await service.Run(Array.ConvertAll(batch, static pending => pending.Operation)).ConfigureAwait(false);
-            }
-            catch (Exception exception) when (exception is not OutOfMemoryException)
-            {
-                // The gateway left, timed out or refused: each operation still has its single call, with its retries.
-                results = null;
                 Interlocked.Exchange(ref _failedAt, TimeProvider.System.GetTimestamp());
             }
 
@@ -121,6 +117,27 @@ internal sealed class GatewayBatcher(IShardBatchService service)
 
                 return;
             }
+        }
+    }
+
+    /// <summary>The batch's answers, or null when the gateway is no longer live, left, timed out or refused.</summary>
+    private async Task<ShardOperationResult[]?> RunAsync(PendingOperation[] batch)
+    {
+        if (!live.Contains(gateway))
+        {
+            return null;
+        }
+
+        Interlocked.Increment(ref _batchesSent);
+        Interlocked.Add(ref _operationsSent, batch.Length);
+        try
+        {
+            return await service.Run(Array.ConvertAll(batch, static pending => pending.Operation)).ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is not OutOfMemoryException)
+        {
+            // Each operation still has its single call, with its retries.
+            return null;
         }
     }
 

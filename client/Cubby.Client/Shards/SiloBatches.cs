@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
+using Cubby.Client.Gateways;
 using Cubby.Sharding;
 using Orleans.Messaging;
 using Orleans.Runtime;
@@ -8,13 +9,13 @@ using Orleans.Serialization.TypeSystem;
 namespace Cubby.Client.Shards;
 
 /// <summary>
-/// Which gateway's batch entry point takes each shard: learned by asking every gateway which shards it holds open or
-/// is the home of, and asked again, at most once a second, when an operation finds its shard unknown or not where the
+/// Which gateway's batch entry point takes each shard: learned by asking every gateway the Orleans client counts live
+/// (<paramref name="live"/>) which shards it holds open or is the home of, and asked again, at most once a second, when an operation finds its shard unknown or not where the
 /// map said. Until then such an operation goes to its shard grain, where Orleans routes it. With
 /// <paramref name="traceCalls"/> (distributed tracing on), a call made inside an activity goes to its grain too, so
 /// its trace shows its own call.
 /// </summary>
-internal sealed class SiloBatches(IGrainFactory grains, IGatewayListProvider gateways, int slotCount, bool traceCalls = false)
+internal sealed class SiloBatches(IGrainFactory grains, IGatewayListProvider gateways, LiveGateways live, int slotCount, bool traceCalls = false)
 {
     private static readonly TimeSpan RefreshInterval = TimeSpan.FromSeconds(1);
 
@@ -74,17 +75,21 @@ internal sealed class SiloBatches(IGrainFactory grains, IGatewayListProvider gat
         try
         {
             var map = new GatewayBatcher?[Volatile.Read(ref _bySlot).Length];
+            var asked = new List<(GatewayBatcher Batcher, Task<int[]> Slots)>();
             foreach (var uri in await gateways.GetGateways().ConfigureAwait(false))
             {
-                if (uri.ToGatewayAddress() is not { } address)
+                if (uri.ToGatewayAddress() is { } address && live.Contains(address))
                 {
-                    continue;
+                    var batcher = _batchers.GetOrAdd(address, static (gateway, state) => new GatewayBatcher(gateway, ServiceAt(state.grains, gateway), state.live), (grains, live));
+                    asked.Add((batcher, ServiceAt(grains, address).Slots().AsTask()));
                 }
+            }
 
-                var batcher = _batchers.GetOrAdd(address, static (gateway, factory) => new GatewayBatcher(ServiceAt(factory, gateway)), grains);
+            foreach (var (batcher, slots) in asked)
+            {
                 try
                 {
-                    foreach (var slot in await ServiceAt(grains, address).Slots().ConfigureAwait(false))
+                    foreach (var slot in await slots.ConfigureAwait(false))
                     {
                         if ((uint)slot < (uint)map.Length)
                         {

@@ -21,7 +21,8 @@ public interface IShardBatchService : IGrainService
     [ResponseTimeout("00:00:01")]
     ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations);
 
-    /// <summary>The shards this silo holds open now or is the home of.</summary>
+    /// <summary>The shards this silo holds open now or is the home of; unanswered for a second, the silo is stopping or gone.</summary>
     /// <returns>Their numbers.</returns>
+    [ResponseTimeout("00:00:01")]
     ValueTask<int[]> Slots();
 }

@@ -17,7 +17,7 @@ public sealed class CoalescedCallTests
     [Fact]
     public async Task Concurrent_reads_and_writes_share_batches_and_answer_as_single_calls()
     {
-        await using var harness = await ClientHarness.StartAsync(configure: static o => o.CoalesceCalls = true);
+        await using var harness = await ClientHarness.StartAsync();
         await harness.WarmUpAsync();
         var batches = await LearnedMapAsync(harness);
 
@@ -35,7 +35,7 @@ public sealed class CoalescedCallTests
     [Fact]
     public async Task The_batch_forms_refresh_and_evict_travel_in_batches_too()
     {
-        await using var harness = await ClientHarness.StartAsync(configure: static o => o.CoalesceCalls = true);
+        await using var harness = await ClientHarness.StartAsync();
         await harness.WarmUpAsync();
         var batches = await LearnedMapAsync(harness);
         var client = harness.Client;
@@ -61,9 +61,9 @@ public sealed class CoalescedCallTests
     }
 
     [Fact]
-    public async Task With_coalescing_off_as_by_default_every_call_goes_to_its_grain()
+    public async Task With_coalescing_off_every_call_goes_to_its_grain()
     {
-        await using var harness = await ClientHarness.StartAsync();
+        await using var harness = await ClientHarness.StartAsync(configure: static o => o.CoalesceCalls = false);
         Assert.Null(Assert.IsType<CubbyClient>(harness.Client).Batches);
         await RunCallersAsync(harness.Client, rounds: 5, prefix: "alone");
     }
@@ -76,7 +76,6 @@ public sealed class CoalescedCallTests
         services.AddCubbyClient(o =>
         {
             o.Endpoints.Add($"127.0.0.1:{cluster.Primary.GatewayEndPoint.Port}");
-            o.CoalesceCalls = true;
         });
         await using var app = services.BuildServiceProvider();
         var client = app.GetRequiredService<ICubbyClient>();

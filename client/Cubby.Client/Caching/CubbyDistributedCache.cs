@@ -8,18 +8,17 @@ namespace Cubby.Client.Caching;
 /// window that the shard renews in the same turn as the read, never past the absolute expiry.
 /// </summary>
 /// <remarks>
-/// The synchronous methods wait for the asynchronous call. Orleans receives the reply on the thread pool, so they do not
-/// deadlock when callers hold every pool thread: each blocked caller tells the pool it is blocked, and the pool adds
-/// threads for the replies.
+/// The synchronous methods wait for the asynchronous call (<see cref="BlockingWait"/>): a pool thread blocked so is
+/// replaced at once, so they finish when callers hold every pool thread.
 /// </remarks>
 internal sealed class CubbyDistributedCache(CubbyClient client) : IBufferDistributedCache
 {
-    public byte[]? Get(string key) => GetAsync(key).GetAwaiter().GetResult();
+    public byte[]? Get(string key) => BlockingWait.Result(GetAsync(key));
 
     public async Task<byte[]?> GetAsync(string key, CancellationToken token = default) =>
         await client.GetAsync(key, token).ConfigureAwait(false);
 
-    public void Set(string key, byte[] value, DistributedCacheEntryOptions options) => SetAsync(key, value, options).GetAwaiter().GetResult();
+    public void Set(string key, byte[] value, DistributedCacheEntryOptions options) => BlockingWait.Result(SetAsync(key, value, options));
 
     public Task SetAsync(string key, byte[] value, DistributedCacheEntryOptions options, CancellationToken token = default)
     {
@@ -27,15 +26,15 @@ internal sealed class CubbyDistributedCache(CubbyClient client) : IBufferDistrib
         return client.PutAsync(key, new ReadOnlySequence<byte>(value), Map(options), token).AsTask();
     }
 
-    public void Refresh(string key) => RefreshAsync(key).GetAwaiter().GetResult();
+    public void Refresh(string key) => BlockingWait.Result(RefreshAsync(key));
 
     public Task RefreshAsync(string key, CancellationToken token = default) => client.RefreshAsync(key, token).AsTask();
 
-    public void Remove(string key) => RemoveAsync(key).GetAwaiter().GetResult();
+    public void Remove(string key) => BlockingWait.Result(RemoveAsync(key));
 
     public Task RemoveAsync(string key, CancellationToken token = default) => client.EvictAsync(key, token).AsTask();
 
-    public bool TryGet(string key, IBufferWriter<byte> destination) => TryGetAsync(key, destination).AsTask().GetAwaiter().GetResult();
+    public bool TryGet(string key, IBufferWriter<byte> destination) => BlockingWait.Result(TryGetAsync(key, destination).AsTask());
 
     public async ValueTask<bool> TryGetAsync(string key, IBufferWriter<byte> destination, CancellationToken token = default)
     {
@@ -50,7 +49,7 @@ internal sealed class CubbyDistributedCache(CubbyClient client) : IBufferDistrib
         return true;
     }
 
-    public void Set(string key, ReadOnlySequence<byte> value, DistributedCacheEntryOptions options) => SetAsync(key, value, options).AsTask().GetAwaiter().GetResult();
+    public void Set(string key, ReadOnlySequence<byte> value, DistributedCacheEntryOptions options) => BlockingWait.Result(SetAsync(key, value, options).AsTask());
 
     public ValueTask SetAsync(string key, ReadOnlySequence<byte> value, DistributedCacheEntryOptions options, CancellationToken token = default)
     {

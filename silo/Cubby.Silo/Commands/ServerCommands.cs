@@ -205,6 +205,7 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"maxmemory_kept_for_reuse:{silo.Catalog.Budget.Limit - silo.Catalog.Budget.Ceiling}\r\n")
                 .Append("maxmemory_policy:allkeys-lru\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_heap_bytes:{GC.GetTotalMemory(false)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_allocated_bytes_total:{GC.GetTotalAllocatedBytes()}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_committed_bytes:{gc.TotalCommittedBytes}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_fragmented_bytes:{gc.FragmentedBytes}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_gen2_bytes:{gc.GenerationInfo[2].SizeAfterBytes}\r\n")
@@ -270,6 +271,7 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"gc_pause_p99_ms:{p99:0.###}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_pause_max_ms:{max:0.###}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_heap_bytes:{GC.GetTotalMemory(false)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"gc_allocated_bytes_total:{GC.GetTotalAllocatedBytes()}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_server:{(System.Runtime.GCSettings.IsServerGC ? 1 : 0)}\r\n\r\n");
         }
 

@@ -250,6 +250,11 @@ public sealed class ServerCommandTests(SharedSiloFixture fixture) : IClassFixtur
         Assert.True(long.Parse(fields["allocator_retained"], CultureInfo.InvariantCulture) >= 0);
         var kept = long.Parse(fields["maxmemory_kept_for_reuse"], CultureInfo.InvariantCulture);
         Assert.InRange(kept, 1, long.Parse(fields["maxmemory"], CultureInfo.InvariantCulture) / 8);
+
+        // The GC heap's running total of bytes handed out: building the INFO reply alone adds to it.
+        var allocatedBefore = long.Parse(fields["gc_allocated_bytes_total"], CultureInfo.InvariantCulture);
+        var allocatedAfter = long.Parse(SiloClients.InfoFields((await c.CallAsync("INFO", "memory")).AsString()!)["gc_allocated_bytes_total"], CultureInfo.InvariantCulture);
+        Assert.True(allocatedAfter > allocatedBefore, $"gc_allocated_bytes_total went from {allocatedBefore} to {allocatedAfter}");
     }
 
     [Fact]

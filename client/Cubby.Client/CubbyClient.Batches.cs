@@ -47,7 +47,7 @@ internal sealed partial class CubbyClient
             keys[i] = entries[i].Key;
             CheckValue(entries[i].Value.Length, nameof(entries));
             var value = ValueArray(entries[i].Value);
-            values[i] = options.Flags.HasFlag(CacheEntryFlags.Compressed) ? EntryCompression.Compress(value) : value;
+            values[i] = (options.Flags & CacheEntryFlags.Compressed) != 0 ? EntryCompression.Compress(value) : value;
         }
 
         var batch = Group(keys);

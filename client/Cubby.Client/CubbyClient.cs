@@ -113,7 +113,7 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     {
         var (bytes, slot) = target;
         var expiry = Expiry(options);
-        if (options.Flags.HasFlag(CacheEntryFlags.Compressed))
+        if ((options.Flags & CacheEntryFlags.Compressed) != 0)
         {
             value = EntryCompression.Compress(value);
         }
@@ -140,7 +140,7 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
 
     /// <summary>The entry's value, decompressed when it was stored compressed.</summary>
     internal static byte[] ValueOf(string key, ShardEntry entry) =>
-        entry.Flags.HasFlag(CacheEntryFlags.Compressed) ? EntryCompression.Decompress(entry.Value, key) : entry.Value;
+        (entry.Flags & CacheEntryFlags.Compressed) != 0 ? EntryCompression.Decompress(entry.Value, key) : entry.Value;
 
     /// <summary>A value as an array the silo may keep: the caller's own when it may, a copy otherwise.</summary>
     private byte[] ValueArray(ReadOnlyMemory<byte> value) =>

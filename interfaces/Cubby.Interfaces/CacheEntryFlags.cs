@@ -1,7 +1,10 @@
+using Orleans;
+
 namespace Cubby;
 
 /// <summary>Flags stored with an entry and returned with it, so every client can interpret the value the same way.</summary>
 [Flags]
+[GenerateSerializer]
 public enum CacheEntryFlags : uint
 {
     /// <summary>No flags.</summary>

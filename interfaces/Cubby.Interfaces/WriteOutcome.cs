@@ -1,6 +1,9 @@
+using Orleans;
+
 namespace Cubby;
 
 /// <summary>What a write did to the cache.</summary>
+[GenerateSerializer]
 public enum WriteOutcome
 {
     /// <summary>The write was not applied because its condition (only-if-absent or only-if-present) did not hold.</summary>

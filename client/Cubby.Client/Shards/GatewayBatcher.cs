@@ -1,5 +1,6 @@
 using Cubby.Client.Gateways;
 using Cubby.Sharding;
+using System.Threading.Tasks.Sources;
 using Orleans.Runtime;
 
 namespace Cubby.Client.Shards;
@@ -41,9 +42,9 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
         Interlocked.Read(ref _failedAt) is var failedAt && (failedAt == 0 || TimeProvider.System.GetElapsedTime(failedAt) >= FailurePause) && live.Contains(gateway);
 
     /// <summary>Queues <paramref name="operation"/> for the next batch, sending one now if fewer than the limit travel.</summary>
-    public Task<ShardOperationResult> Enqueue(ShardOperation operation)
+    public ValueTask<ShardOperationResult> Enqueue(ShardOperation operation)
     {
-        var pending = new PendingOperation(operation);
+        var pending = PendingOperation.Rent(operation);
         PendingOperation[]? batch = null;
         lock (_gate)
         {
@@ -60,7 +61,7 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
             _ = SendAsync(batch);
         }
 
-        return pending.Task;
+        return pending.Answer;
     }
 
     private PendingOperation[] TakeWaiting()
@@ -83,7 +84,7 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
 
             for (var i = 0; i < batch.Length; i++)
             {
-                batch[i].TrySetResult(results is not null && i < results.Length ? results[i] : ShardOperationResult.Failed);
+                batch[i].SetResult(results is not null && i < results.Length ? results[i] : ShardOperationResult.Failed);
             }
 
             PendingOperation[]? stranded = null;
@@ -112,7 +113,7 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
             {
                 foreach (var pending in stranded ?? [])
                 {
-                    pending.TrySetResult(ShardOperationResult.Failed);
+                    pending.SetResult(ShardOperationResult.Failed);
                 }
 
                 return;
@@ -142,11 +143,58 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
     }
 
     /// <summary>
-    /// One caller's operation. Its continuation runs where the batch's answer arrives, as an awaited grain call's does;
-    /// a caller that goes on calling queues its next operation for the batch after.
+    /// One caller's operation, answered through a <see cref="ValueTask{TResult}"/> whose continuation runs where the
+    /// batch's answer arrives, as an awaited grain call's does; a caller that goes on calling queues its next operation
+    /// for the batch after. Its answer is read once, and then it is kept for another operation, so a call allocates no
+    /// task of its own.
     /// </summary>
-    private sealed class PendingOperation(ShardOperation operation) : TaskCompletionSource<ShardOperationResult>
+    private sealed class PendingOperation : IValueTaskSource<ShardOperationResult>
     {
-        public ShardOperation Operation { get; } = operation;
+        private const int PoolLimit = 4096;
+        private static readonly Lock PoolGate = new();
+        private static readonly Stack<PendingOperation> Pool = new();
+
+        private ManualResetValueTaskSourceCore<ShardOperationResult> _answer;
+
+        public ShardOperation Operation { get; private set; } = null!;
+
+        public ValueTask<ShardOperationResult> Answer => new(this, _answer.Version);
+
+        public static PendingOperation Rent(ShardOperation operation)
+        {
+            PendingOperation? pending;
+            lock (PoolGate)
+            {
+                Pool.TryPop(out pending);
+            }
+
+            pending ??= new PendingOperation();
+            pending.Operation = operation;
+            return pending;
+        }
+
+        /// <summary>Answers the operation; called once per operation.</summary>
+        public void SetResult(ShardOperationResult result) => _answer.SetResult(result);
+
+        public ShardOperationResult GetResult(short token)
+        {
+            var result = _answer.GetResult(token);
+            Operation = null!;
+            _answer.Reset();
+            lock (PoolGate)
+            {
+                if (Pool.Count < PoolLimit)
+                {
+                    Pool.Push(this);
+                }
+            }
+
+            return result;
+        }
+
+        public ValueTaskSourceStatus GetStatus(short token) => _answer.GetStatus(token);
+
+        public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
+            _answer.OnCompleted(continuation, state, token, flags);
     }
 }

@@ -37,7 +37,7 @@ internal sealed class ShardCalls(IGrainFactory grains, int slotCount, TimeSpan t
         }
 
         var finishing = FinishAsync(batcher.Enqueue(operation), operation, read, single, key, Stopwatch.GetTimestamp(), cancellationToken);
-        return cancellationToken.CanBeCanceled ? new ValueTask<T>(WaitAsync(finishing, cancellationToken)) : new ValueTask<T>(finishing);
+        return cancellationToken.CanBeCanceled ? new ValueTask<T>(WaitAsync(finishing.AsTask(), cancellationToken)) : finishing;
     }
 
     private static async Task<T> WaitAsync<T>(Task<T> finishing, CancellationToken cancellationToken)
@@ -54,8 +54,9 @@ internal sealed class ShardCalls(IGrainFactory grains, int slotCount, TimeSpan t
         }
     }
 
-    private async Task<T> FinishAsync<T>(
-        Task<ShardOperationResult> batched, ShardOperation operation, Func<ShardOperationResult, T> read, Func<IShardGrain, ShardOperation, ValueTask<T>> single, string key, long started, CancellationToken cancellationToken)
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<T> FinishAsync<T>(
+        ValueTask<ShardOperationResult> batched, ShardOperation operation, Func<ShardOperationResult, T> read, Func<IShardGrain, ShardOperation, ValueTask<T>> single, string key, long started, CancellationToken cancellationToken)
     {
         var result = await batched.ConfigureAwait(false);
         if (result.Status == ShardOperationStatus.Done)

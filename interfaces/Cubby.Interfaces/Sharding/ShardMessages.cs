@@ -6,7 +6,7 @@ namespace Cubby.Sharding;
 /// <param name="Value">The value.</param>
 /// <param name="Flags">The flags stored with it.</param>
 /// <param name="TimeToLive">Milliseconds left to live after the read (and its sliding renewal); -1 without expiry.</param>
-[GenerateSerializer, Immutable]
+[GenerateSerializer, Immutable, SuppressReferenceTracking]
 public sealed record ShardEntry([property: Id(0)] byte[] Value, [property: Id(1)] CacheEntryFlags Flags, [property: Id(2)] long TimeToLive);
 
 /// <summary>

@@ -31,7 +31,7 @@ public enum ShardOperationKind : byte
 /// <param name="Expiry">For a write: when the entry expires.</param>
 /// <param name="Flags">For a write: the flags stored with it.</param>
 /// <param name="Condition">For a write: when it applies.</param>
-[GenerateSerializer, Immutable]
+[GenerateSerializer, Immutable, SuppressReferenceTracking]
 public sealed record ShardOperation(
     [property: Id(0)] ShardOperationKind Kind,
     [property: Id(1)] int Slot,

@@ -1,4 +1,5 @@
 using System.Globalization;
+using Cubby.Load.Allocation;
 using Cubby.Load.Reports;
 using Cubby.Load.Soak;
 
@@ -7,7 +8,8 @@ namespace Cubby.Load;
 /// <summary>
 /// <c>dotnet run --project bench/Cubby.Load -c Release -- [--quick] [--rounds N] [--out DIR]</c>: Cubby, Redis and
 /// Garnet on loopback, the same workloads against each, results as JSON, Markdown and SVG. <c>-- soak [options]</c>
-/// runs one silo under mixed load for minutes instead (<see cref="SoakOptions"/>).
+/// runs one silo under mixed load for minutes instead (<see cref="SoakOptions"/>); <c>-- alloc</c> measures what a client
+/// Get allocates on each side (<see cref="AllocationCommand"/>).
 /// </summary>
 internal static class Program
 {
@@ -25,6 +27,23 @@ internal static class Program
             {
                 await Console.Error.WriteLineAsync($"error: {exception.Message}").ConfigureAwait(false);
                 return 1;
+            }
+        }
+
+        if (args is ["alloc", .. var allocationArguments])
+        {
+            try
+            {
+                return await AllocationCommand.RunAsync(allocationArguments, Console.Out).ConfigureAwait(false);
+            }
+            catch (HarnessException exception)
+            {
+                await Console.Error.WriteLineAsync($"error: {exception.Message}").ConfigureAwait(false);
+                return 1;
+            }
+            finally
+            {
+                ServerProcess.KillAll();
             }
         }
 

@@ -151,7 +151,7 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     private ValueTask<long> TimeToLiveAsync(string key, CancellationToken cancellationToken)
     {
         var (bytes, slot) = Key(key);
-        return _shards.CallAsync(slot, bytes, static (grain, k) => grain.TimeToLive(k), key, cancellationToken);
+        return _shards.CallAsync(ShardOperation.TimeToLive(slot, bytes), static result => result.TimeToLive, static (grain, s) => grain.TimeToLive(s.Key), key, cancellationToken);
     }
 
     private ShardExpiry Expiry(CacheEntryOptions options)

@@ -63,7 +63,8 @@ public sealed class CubbyClientOptions
     /// <summary>
     /// Whether a gateway client sends concurrent calls on keys (<see cref="ICubbyClient.GetAsync"/>,
     /// <see cref="ICubbyClient.PutAsync(string, ReadOnlyMemory{byte}, CacheEntryOptions?, CancellationToken)"/>,
-    /// <see cref="ICubbyClient.RefreshAsync"/>, <see cref="ICubbyClient.EvictAsync"/>, each key of the batch forms, and
+    /// <see cref="ICubbyClient.RefreshAsync"/>, <see cref="ICubbyClient.EvictAsync"/>, <see cref="ICubbyClient.ExistsAsync"/>,
+    /// <see cref="ICubbyClient.GetTimeToLiveAsync"/>, each key of the batch forms, and
     /// the <c>IDistributedCache</c> forms) for shards of one silo together, in one message straight to that silo's gateway,
     /// where each runs in its shard's turn; a call the silo cannot take so goes to the shard's grain as a single call, as
     /// every call does when this is off.

@@ -243,7 +243,7 @@ internal sealed partial class ShardGrain(
         CheckKey(key);
         var shard = Entries;
         using var turn = shard.TakeTurn();
-        return ValueTask.FromResult(shard.TryGetMetadata(key, out var metadata, out var now) ? metadata.TimeToLive(now) : -2);
+        return ValueTask.FromResult(TypedCalls.TimeToLive(shard, key));
     }
 
     public ValueTask<long> Increment(byte[] key, long delta)

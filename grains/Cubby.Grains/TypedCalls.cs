@@ -29,6 +29,10 @@ internal static class TypedCalls
         };
     }
 
+    /// <summary>Milliseconds the entry has left to live: -1 without expiry, -2 when there is no entry.</summary>
+    public static long TimeToLive(Shard shard, byte[] key) =>
+        shard.TryGetMetadata(key, out var metadata, out var now) ? metadata.TimeToLive(now) : -2;
+
     // Clients compute the shard of a key themselves; a key that reached the wrong shard would be stored where no other
     // client and no RESP command looks for it.
     public static void CheckKey(ShardCatalog catalog, int shard, byte[] key)

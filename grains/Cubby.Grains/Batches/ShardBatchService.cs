@@ -65,6 +65,7 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
                 ShardOperationKind.Set => Set(shard, operation),
                 ShardOperationKind.Remove => new(ShardOperationStatus.Done, Found: shard.Remove(operation.Key)),
                 ShardOperationKind.Refresh => new(ShardOperationStatus.Done, Found: shard.Refresh(operation.Key)),
+                ShardOperationKind.TimeToLive => new(ShardOperationStatus.Done, TimeToLive: TypedCalls.TimeToLive(shard, operation.Key)),
                 _ => ShardOperationResult.Failed,
             };
         }

@@ -17,6 +17,9 @@ public enum ShardOperationKind : byte
 
     /// <summary>Renews an entry's sliding expiry without reading it (<see cref="IShardGrain.Refresh"/>).</summary>
     Refresh,
+
+    /// <summary>Reads how long an entry has left to live, without renewing it (<see cref="IShardGrain.TimeToLive"/>).</summary>
+    TimeToLive,
 }
 
 /// <summary>
@@ -61,6 +64,12 @@ public sealed record ShardOperation(
     /// <returns>The operation.</returns>
     public static ShardOperation Refresh(int slot, byte[] key) => new(ShardOperationKind.Refresh, slot, key);
 
+    /// <summary>A read of how long <paramref name="key"/> has left to live.</summary>
+    /// <param name="slot">The key's shard.</param>
+    /// <param name="key">The key.</param>
+    /// <returns>The operation.</returns>
+    public static ShardOperation TimeToLive(int slot, byte[] key) => new(ShardOperationKind.TimeToLive, slot, key);
+
     /// <summary>A write of <paramref name="key"/>.</summary>
     /// <param name="slot">The key's shard.</param>
     /// <param name="key">The key.</param>
@@ -92,12 +101,14 @@ public enum ShardOperationStatus : byte
 /// <param name="Entry">For a read that ran: the entry, or null when absent.</param>
 /// <param name="Outcome">For a write that ran: what it did.</param>
 /// <param name="Found">For a removal or a renewal that ran: whether the entry was there.</param>
+/// <param name="TimeToLive">For a time-to-live read that ran: milliseconds left, -1 without expiry, -2 when absent.</param>
 [GenerateSerializer, Immutable]
 public readonly record struct ShardOperationResult(
     [property: Id(0)] ShardOperationStatus Status,
     [property: Id(1)] ShardEntry? Entry = null,
     [property: Id(2)] WriteOutcome Outcome = default,
-    [property: Id(3)] bool Found = false)
+    [property: Id(3)] bool Found = false,
+    [property: Id(4)] long TimeToLive = 0)
 {
     /// <summary>The shard is not open on the silo asked.</summary>
     public static ShardOperationResult NotHere => new(ShardOperationStatus.NotHere);

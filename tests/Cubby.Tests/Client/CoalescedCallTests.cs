@@ -33,7 +33,7 @@ public sealed class CoalescedCallTests
     }
 
     [Fact]
-    public async Task The_batch_forms_refresh_and_evict_travel_in_batches_too()
+    public async Task The_batch_forms_refresh_evict_exists_and_time_to_live_travel_in_batches_too()
     {
         await using var harness = await ClientHarness.StartAsync();
         await harness.WarmUpAsync();
@@ -51,13 +51,16 @@ public sealed class CoalescedCallTests
         Assert.Null(read[100]);
         Assert.True(await client.RefreshAsync(keys[0]));
         Assert.False(await client.RefreshAsync("many:absent"));
+        Assert.True(await client.ExistsAsync(keys[0]));
+        Assert.False(await client.ExistsAsync("many:absent"));
+        Assert.InRange(await client.GetTimeToLiveAsync(keys[0]) ?? TimeSpan.Zero, TimeSpan.FromMinutes(4), TimeSpan.FromMinutes(5));
         Assert.Equal(RemoveOutcome.Removed, await client.EvictAsync(keys[0]));
         Assert.Equal(RemoveOutcome.NotFound, await client.EvictAsync(keys[0]));
         Assert.Equal(99, await client.EvictManyAsync(keys));
         RespAssert.Integer(0, await harness.Monitor.CallAsync("EXISTS", keys[1]));
 
         var sent = batches.Batchers.Sum(static batcher => batcher.OperationsSent) - before;
-        Assert.True(sent >= (3 * keys.Length) + 5, $"only {sent} operations went in batches");
+        Assert.True(sent >= (3 * keys.Length) + 8, $"only {sent} operations went in batches");
     }
 
     [Fact]

@@ -29,6 +29,7 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
     private int _inFlight;
     private long _batchesSent;
     private long _operationsSent;
+    private long _operationsRun;
     private long _failedAt;
 
     /// <summary>Batches sent, for tests and diagnostics.</summary>
@@ -36,6 +37,9 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
 
     /// <summary>Operations sent in them.</summary>
     public long OperationsSent => Interlocked.Read(ref _operationsSent);
+
+    /// <summary>Operations the gateway's silo ran on its own shards: each crossed the network once, and no silo forwarded it.</summary>
+    public long OperationsRun => Interlocked.Read(ref _operationsRun);
 
     /// <summary>Whether batches may go to this gateway: the client counts it live and none failed within <see cref="FailurePause"/>.</summary>
     public bool IsAvailable =>
@@ -82,6 +86,8 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
                 Interlocked.Exchange(ref _failedAt, TimeProvider.System.GetTimestamp());
             }
 
+            // Counted before any caller resumes, so a caller that reads the count after its call sees that call in it.
+            Interlocked.Add(ref _operationsRun, results?.Count(static result => result.Status == ShardOperationStatus.Done) ?? 0);
             for (var i = 0; i < batch.Length; i++)
             {
                 batch[i].SetResult(results is not null && i < results.Length ? results[i] : ShardOperationResult.Failed);

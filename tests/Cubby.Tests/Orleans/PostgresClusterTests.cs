@@ -123,6 +123,54 @@ public sealed class PostgresClusterTests(PostgresServer server, ITestOutputHelpe
         Assert.Empty(await FindMissingAsync(client, survivingKeys));
     }
 
+    /// <summary>
+    /// With three silo processes, a gateway client's calls go to the gateway of their shard's silo and run there:
+    /// Orleans' own client would pick a gateway by hashing the grain, and about two calls in three would then be
+    /// forwarded between silos. A call the batch's silo ran crossed the network once; only the rest can have been
+    /// forwarded, and they stay under 5 %.
+    /// </summary>
+    [Fact]
+    public async Task Gateway_calls_to_three_silo_processes_run_on_the_silo_they_reach()
+    {
+        const int Callers = 64;
+        const int ReadsPerCaller = 300;
+        using var cluster = new ProcessCluster(ConnectionString, $"hops-{Guid.NewGuid():N}", 3, SlotCount);
+        await cluster.StartAllAsync();
+        await cluster.WaitSettledAsync(3, TimeSpan.FromSeconds(90));
+        await using var services = ClientFor(cluster);
+        var client = services.GetRequiredService<ICubbyClient>();
+        var keys = Enumerable.Range(0, 2_000).Select(i => $"hop:{i}").ToArray();
+        await WriteAllAsync(client, keys);
+
+        // The client learns which gateway holds each shard as calls find them; the measure starts once all three run some.
+        var batches = Assert.IsType<CubbyClient>(client).Batches!;
+        await Cubby.Tests.Client.Poll.UntilAsync(async () =>
+        {
+            await ReadAllAsync(client, keys, Callers, reads: 20);
+            return batches.Batchers.Count(static batcher => batcher.OperationsRun > 0) == 3;
+        }, TimeSpan.FromSeconds(60), "batches to run on all three silos");
+
+        var ranBefore = batches.Batchers.Sum(static batcher => batcher.OperationsRun);
+        var clock = Stopwatch.StartNew();
+        await ReadAllAsync(client, keys, Callers, ReadsPerCaller);
+        var elapsed = clock.Elapsed;
+        var calls = Callers * ReadsPerCaller;
+        var ran = batches.Batchers.Sum(static batcher => batcher.OperationsRun) - ranBefore;
+
+        output.WriteLine($"3 silo processes: {calls} Gets in {elapsed.TotalSeconds:0.00} s = {calls / elapsed.TotalSeconds:0} ops/s; {ran} ran on the silo they reached, at most {calls - ran} ({100.0 * (calls - ran) / calls:0.00} %) forwarded");
+        Assert.True(calls - ran < calls / 20, $"{calls - ran} of {calls} Gets did not run on the silo they reached");
+    }
+
+    private static Task ReadAllAsync(ICubbyClient client, string[] keys, int callers, int reads) =>
+        Task.WhenAll(Enumerable.Range(0, callers).Select(caller => Task.Run(async () =>
+        {
+            for (var i = 0; i < reads; i++)
+            {
+                var key = keys[((caller * 7_919) + i) % keys.Length];
+                Assert.Equal(key, Encoding.UTF8.GetString((await client.GetAsync(key))!));
+            }
+        })));
+
     /// <summary>The RESP endpoint of the silo each shard is active on, asked with CUBBY.OWNER through one silo.</summary>
     private static async Task<string[]> OwnersAsync(ProcessCluster cluster, int through)
     {

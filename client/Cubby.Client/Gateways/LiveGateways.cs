@@ -1,4 +1,8 @@
 using System.Runtime.CompilerServices;
+using Cubby.Diagnostics;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 using Orleans.Runtime;
 
 namespace Cubby.Client.Gateways;
@@ -13,7 +17,7 @@ namespace Cubby.Client.Gateways;
 /// to gateways this counts live. Orleans keeps its gateway manager internal; this reads its live list through an
 /// <see cref="UnsafeAccessorAttribute"/>, and where that is missing (an Orleans that renamed it) there are no batches.
 /// </summary>
-internal sealed class LiveGateways
+internal sealed partial class LiveGateways
 {
     private const string ManagerTypeName = "Orleans.Messaging.GatewayManager, Orleans.Core";
 
@@ -21,27 +25,34 @@ internal sealed class LiveGateways
 
     private LiveGateways(object manager) => _manager = manager;
 
-    /// <summary>The client's gateway list, or null when this Orleans has no gateway manager that can be read.</summary>
+    /// <summary>The client's gateway list, or null (logged) when this Orleans has no gateway manager that can be read.</summary>
     public static LiveGateways? Find(IServiceProvider services)
     {
-        if (Type.GetType(ManagerTypeName) is not { } type || services.GetService(type) is not { } manager)
+        if (Type.GetType(ManagerTypeName) is { } type && services.GetService(type) is { } manager)
         {
-            return null;
+            try
+            {
+                _ = IsGatewayAvailable(manager, SiloAddress.Zero);
+                return new LiveGateways(manager);
+            }
+            catch (MissingMethodException)
+            {
+                // An Orleans that renamed it: said below.
+            }
         }
 
-        try
-        {
-            _ = IsGatewayAvailable(manager, SiloAddress.Zero);
-            return new LiveGateways(manager);
-        }
-        catch (MissingMethodException)
-        {
-            return null;
-        }
+        LogUnavailable((services.GetService<ILoggerFactory>() ?? NullLoggerFactory.Instance).CreateLogger<LiveGateways>(), ManagerTypeName);
+        return null;
     }
 
     /// <summary>Whether the client sends messages addressed to <paramref name="gateway"/> (a gateway address, generation 0) straight to it.</summary>
     public bool Contains(SiloAddress gateway) => IsGatewayAvailable(_manager, gateway);
+
+    [LoggerMessage(
+        EventId = LogEvents.CoalescingUnavailable,
+        Level = LogLevel.Warning,
+        Message = "Cubby:Client:CoalesceCalls is on, but this Orleans has no {Manager}.IsGatewayAvailable to tell which gateways are live; every call goes to its shard grain on its own")]
+    private static partial void LogUnavailable(ILogger logger, string manager);
 
     [UnsafeAccessor(UnsafeAccessorKind.Method, Name = "IsGatewayAvailable")]
     private static extern bool IsGatewayAvailable([UnsafeAccessorType(ManagerTypeName)] object manager, SiloAddress siloAddress);

@@ -48,4 +48,7 @@ public static class LogEvents
 
     /// <summary>The client could not connect to a gateway yet and tries again.</summary>
     public const int GatewayConnectRetrying = 6002;
+
+    /// <summary>Calls cannot be coalesced: the Orleans client's list of live gateways cannot be read.</summary>
+    public const int CoalescingUnavailable = 6003;
 }

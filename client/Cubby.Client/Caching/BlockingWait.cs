@@ -18,24 +18,12 @@ internal static class BlockingWait
     /// <summary>The result of <paramref name="task"/>, waited for as described above.</summary>
     public static T Result<T>(Task<T> task)
     {
-        if (task.IsCompleted || !Thread.CurrentThread.IsThreadPoolThread)
-        {
-            return task.GetAwaiter().GetResult();
-        }
-
-        Blocking();
-        try
-        {
-            return task.GetAwaiter().GetResult();
-        }
-        finally
-        {
-            Released();
-        }
+        Wait(task);
+        return task.GetAwaiter().GetResult();
     }
 
-    /// <summary>Waits for <paramref name="task"/> as described above.</summary>
-    public static void Result(Task task)
+    /// <summary>Waits for <paramref name="task"/> as described above, and throws what it failed with.</summary>
+    public static void Wait(Task task)
     {
         if (task.IsCompleted || !Thread.CurrentThread.IsThreadPoolThread)
         {

@@ -18,7 +18,7 @@ internal sealed class CubbyDistributedCache(CubbyClient client) : IBufferDistrib
     public async Task<byte[]?> GetAsync(string key, CancellationToken token = default) =>
         await client.GetAsync(key, token).ConfigureAwait(false);
 
-    public void Set(string key, byte[] value, DistributedCacheEntryOptions options) => BlockingWait.Result(SetAsync(key, value, options));
+    public void Set(string key, byte[] value, DistributedCacheEntryOptions options) => BlockingWait.Wait(SetAsync(key, value, options));
 
     public Task SetAsync(string key, byte[] value, DistributedCacheEntryOptions options, CancellationToken token = default)
     {
@@ -26,11 +26,11 @@ internal sealed class CubbyDistributedCache(CubbyClient client) : IBufferDistrib
         return client.PutAsync(key, new ReadOnlySequence<byte>(value), Map(options), token).AsTask();
     }
 
-    public void Refresh(string key) => BlockingWait.Result(RefreshAsync(key));
+    public void Refresh(string key) => BlockingWait.Wait(RefreshAsync(key));
 
     public Task RefreshAsync(string key, CancellationToken token = default) => client.RefreshAsync(key, token).AsTask();
 
-    public void Remove(string key) => BlockingWait.Result(RemoveAsync(key));
+    public void Remove(string key) => BlockingWait.Wait(RemoveAsync(key));
 
     public Task RemoveAsync(string key, CancellationToken token = default) => client.EvictAsync(key, token).AsTask();
 
@@ -49,7 +49,7 @@ internal sealed class CubbyDistributedCache(CubbyClient client) : IBufferDistrib
         return true;
     }
 
-    public void Set(string key, ReadOnlySequence<byte> value, DistributedCacheEntryOptions options) => BlockingWait.Result(SetAsync(key, value, options).AsTask());
+    public void Set(string key, ReadOnlySequence<byte> value, DistributedCacheEntryOptions options) => BlockingWait.Wait(SetAsync(key, value, options).AsTask());
 
     public ValueTask SetAsync(string key, ReadOnlySequence<byte> value, DistributedCacheEntryOptions options, CancellationToken token = default)
     {

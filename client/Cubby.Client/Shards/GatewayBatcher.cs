@@ -1,6 +1,6 @@
+using System.Threading.Tasks.Sources;
 using Cubby.Client.Gateways;
 using Cubby.Sharding;
-using System.Threading.Tasks.Sources;
 using Orleans.Runtime;
 
 namespace Cubby.Client.Shards;

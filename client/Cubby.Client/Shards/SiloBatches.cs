@@ -10,8 +10,9 @@ namespace Cubby.Client.Shards;
 
 /// <summary>
 /// Which gateway's batch entry point takes each shard: learned by asking every gateway the Orleans client counts live
-/// (<paramref name="live"/>) which shards it holds open or is the home of, and asked again, at most once a second, when an operation finds its shard unknown or not where the
-/// map said. Until then such an operation goes to its shard grain, where Orleans routes it. With
+/// (<paramref name="live"/>) which shards it holds open or is the home of, and asked again, at most once a second, when
+/// an operation finds its shard unknown or not where the map said. Until then such an operation goes to its shard
+/// grain, where Orleans routes it. With
 /// <paramref name="traceCalls"/> (distributed tracing on), a call made inside an activity goes to its grain too, so
 /// its trace shows its own call.
 /// </summary>

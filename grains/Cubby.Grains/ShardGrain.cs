@@ -34,10 +34,22 @@ internal sealed partial class ShardGrain(
     /// <summary>Entry bytes per chunk of a migrating shard.</summary>
     public const int MigrationChunkBytes = 1 << 20;
 
+    /// <summary>
+    /// How long a shard that arrived by migration refuses to move again. Orleans' receiving silo acknowledges a batch
+    /// of migrating grains only once each has finished activating, and a grain that starts moving on meanwhile never
+    /// does: two silos that disagree about a shard's home during a membership change (a silo joining and soon leaving)
+    /// each wait for the other's acknowledgement, and every call to the shards involved stalls until the stopping
+    /// silo's shutdown times out (30 s; docs/orleans-cluster.md).
+    /// </summary>
+    internal static readonly TimeSpan ArrivalSettle = TimeSpan.FromSeconds(5);
+
     private const string SweepReminder = "sweep";
     private const string ChunkCountKey = "cubby.chunks";
 
     private Shard? _shard;
+
+    /// <summary>When this activation arrived by migration (a timestamp of the real clock); 0 when it did not.</summary>
+    private long _arrivedAt;
 
     private int Id => checked((int)this.GetPrimaryKeyLong());
 
@@ -123,6 +135,7 @@ internal sealed partial class ShardGrain(
         }
 
         _shard = shard;
+        _arrivedAt = TimeProvider.System.GetTimestamp();
         catalog.CountMigratedIn();
     }
 
@@ -286,7 +299,7 @@ internal sealed partial class ShardGrain(
     public ValueTask<bool> MoveHome()
     {
         var home = homes.HomeOf(Id);
-        if (home.Equals(homes.Self))
+        if (home.Equals(homes.Self) || Settling)
         {
             return ValueTask.FromResult(false);
         }
@@ -295,6 +308,9 @@ internal sealed partial class ShardGrain(
         this.MigrateOnIdle();
         return ValueTask.FromResult(true);
     }
+
+    /// <summary>Whether this shard arrived by migration within <see cref="ArrivalSettle"/>; the silo asks again later.</summary>
+    private bool Settling => _arrivedAt != 0 && TimeProvider.System.GetElapsedTime(_arrivedAt) < ArrivalSettle;
 
     public ValueTask<string> Locate() => ValueTask.FromResult(homes.Self.Endpoint.ToString());
 

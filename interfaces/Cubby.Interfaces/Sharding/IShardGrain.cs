@@ -102,7 +102,8 @@ public interface IShardGrain : IGrainWithIntegerKey
 
     /// <summary>
     /// Asks the shard to move to its home silo (rendezvous hashing of the shard number over the compatible active
-    /// silos) when it is elsewhere, entries and all; a silo calls it for its shards when the cluster changes.
+    /// silos) when it is elsewhere, entries and all; a silo calls it for its shards when the cluster changes. A shard
+    /// that arrived by migration moments ago stays where it is for now, and the silo asks again later.
     /// </summary>
     /// <returns>True when the shard was elsewhere and is now moving.</returns>
     ValueTask<bool> MoveHome();

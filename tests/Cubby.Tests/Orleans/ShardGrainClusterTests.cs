@@ -170,6 +170,34 @@ public sealed class ShardGrainClusterTests(ITestOutputHelper output)
         }
     }
 
+    /// <summary>
+    /// Two silos that disagree about a shard's home (one has heard of a departure, the other not yet) would bounce it
+    /// straight back; Orleans acknowledges a migration only once the grain has finished activating, so a grain that
+    /// moves on at once leaves both silos waiting for each other and every call to it stalled.
+    /// </summary>
+    [Fact]
+    public async Task A_shard_that_just_arrived_stays_put_when_asked_to_move_on_and_moves_once_settled()
+    {
+        await using var cluster = await ShardCluster.StartAsync(2);
+        await Poll.UntilAsync(() => AllHome(cluster), TimeSpan.FromSeconds(60), "every shard to be on its home silo");
+        var silos = cluster.Cluster.GetActiveSilos().ToArray();
+        var first = silos[0].ServiceProvider.GetRequiredService<ShardHomes>();
+        var second = silos[1].ServiceProvider.GetRequiredService<ShardCatalog>();
+        var slot = Enumerable.Range(0, Shards.SlotCount).First(slot => first.HomeOf(slot).Equals(first.Self));
+        var shard = cluster.Grains.GetGrain<IShardGrain>(slot);
+        var key = Enumerable.Range(0, 100_000).Select(static i => Key($"bounce:{i}")).First(key => Shards.SlotOf(key) == slot);
+        await shard.Set(key, Value("carried"), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always);
+
+        // Only the first silo hears that it is departing: to the second, the shard's home is still the first.
+        first.MarkDeparting(first.Self);
+        Assert.True(await shard.MoveHome());
+        await Poll.UntilAsync(() => second.Find(slot) is { IsOpen: true }, TimeSpan.FromSeconds(30), "the shard to arrive on the second silo");
+
+        Assert.False(await shard.MoveHome());
+        await Poll.UntilAsync(async () => await shard.MoveHome(), TimeSpan.FromSeconds(30), "the settled shard to move on");
+        Assert.Equal(Value("carried"), (await shard.Get(key, slide: false))?.Value);
+    }
+
     [Fact]
     public async Task The_full_sweep_reminder_removes_expired_entries_nobody_reads()
     {

@@ -1,5 +1,6 @@
 using System.Globalization;
 using Cubby.Load.Allocation;
+using Cubby.Load.Cluster;
 using Cubby.Load.Reports;
 using Cubby.Load.Soak;
 
@@ -9,7 +10,8 @@ namespace Cubby.Load;
 /// <c>dotnet run --project bench/Cubby.Load -c Release -- [--quick] [--rounds N] [--out DIR]</c>: Cubby, Redis and
 /// Garnet on loopback, the same workloads against each, results as JSON, Markdown and SVG. <c>-- soak [options]</c>
 /// runs one silo under mixed load for minutes instead (<see cref="SoakOptions"/>); <c>-- alloc</c> measures what a client
-/// Get allocates on each side (<see cref="AllocationCommand"/>).
+/// Get allocates on each side (<see cref="AllocationCommand"/>); <c>-- cluster</c> a gateway client's Gets against one silo
+/// process and against several (<see cref="ClusterCommand"/>).
 /// </summary>
 internal static class Program
 {
@@ -32,19 +34,12 @@ internal static class Program
 
         if (args is ["alloc", .. var allocationArguments])
         {
-            try
-            {
-                return await AllocationCommand.RunAsync(allocationArguments, Console.Out).ConfigureAwait(false);
-            }
-            catch (HarnessException exception)
-            {
-                await Console.Error.WriteLineAsync($"error: {exception.Message}").ConfigureAwait(false);
-                return 1;
-            }
-            finally
-            {
-                ServerProcess.KillAll();
-            }
+            return await RunCommandAsync(() => AllocationCommand.RunAsync(allocationArguments, Console.Out)).ConfigureAwait(false);
+        }
+
+        if (args is ["cluster", .. var clusterArguments])
+        {
+            return await RunCommandAsync(() => ClusterCommand.RunAsync(clusterArguments, Console.Out)).ConfigureAwait(false);
         }
 
         if (args.Contains("--help") || args.Contains("-h"))
@@ -88,6 +83,24 @@ internal static class Program
 
             await log.WriteLineAsync($"\n{markdown}\nWrote {stem}.json, .md{(tools.Gnuplot is null ? string.Empty : ", .svg")}").ConfigureAwait(false);
             return report.Rows.Any(r => r.OpsPerSecond is null) ? 1 : 0;
+        }
+        catch (HarnessException exception)
+        {
+            await Console.Error.WriteLineAsync($"error: {exception.Message}").ConfigureAwait(false);
+            return 1;
+        }
+        finally
+        {
+            ServerProcess.KillAll();
+        }
+    }
+
+    /// <summary>Runs a command that starts its own servers; a harness error is printed, and every server is stopped.</summary>
+    private static async Task<int> RunCommandAsync(Func<Task<int>> command)
+    {
+        try
+        {
+            return await command().ConfigureAwait(false);
         }
         catch (HarnessException exception)
         {

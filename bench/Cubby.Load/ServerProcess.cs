@@ -165,7 +165,7 @@ internal sealed class ServerProcess : IDisposable
 
     private static string Text(int value) => value.ToString(System.Globalization.CultureInfo.InvariantCulture);
 
-    private static int FreePort()
+    internal static int FreePort()
     {
         using var listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
         listener.Bind(new IPEndPoint(IPAddress.Loopback, 0));

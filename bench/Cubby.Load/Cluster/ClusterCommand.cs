@@ -118,7 +118,7 @@ internal static class ClusterCommand
     private static async Task<ServerProcess[]> StartClusterAsync(ToolSet tools, int count)
     {
         var primaryPort = ServerProcess.FreePort();
-        string[] common = ["--Cubby:Dashboard:Enabled", "false"];
+        string[] common = ["--Cubby:Dashboard:Enabled", "false", "--Cubby:Clustering:Mode", "Development"];
         var silos = new List<ServerProcess>
         {
             await ServerProcess.StartAsync(ServerKind.Cubby, tools, [.. common, "--Cubby:Clustering:SiloPort", primaryPort.ToString(CultureInfo.InvariantCulture)]).ConfigureAwait(false),

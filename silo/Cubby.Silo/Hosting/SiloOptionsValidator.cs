@@ -61,6 +61,8 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         require(Enum.IsDefined(clustering.Mode), $"Cubby:Clustering:Mode must be Localhost, Development or Postgres (was {clustering.Mode}).");
         require(clustering.Mode != ClusteringMode.Postgres || !string.IsNullOrWhiteSpace(clustering.ConnectionString), "Cubby:Clustering:ConnectionString is required when Cubby:Clustering:Mode is Postgres.");
         require(clustering.PrimaryEndpoint is null || OrleansClustering.IsEndpoint(clustering.PrimaryEndpoint), $"Cubby:Clustering:PrimaryEndpoint must be host:port, the primary silo's Cubby:Clustering:SiloPort (was '{clustering.PrimaryEndpoint}').");
+        // Without this a silo given a primary to join, but not the mode that joins one, started alone and said nothing.
+        require(clustering.PrimaryEndpoint is null || clustering.Mode == ClusteringMode.Development, $"Cubby:Clustering:PrimaryEndpoint is used only when Cubby:Clustering:Mode is Development (it is {clustering.Mode}): set the mode, or remove the endpoint.");
         require(clustering.SiloPort is >= 0 and <= 65535, $"Cubby:Clustering:SiloPort must be between 0 and 65535 (was {clustering.SiloPort}).");
         require(clustering.GatewayPort is >= 0 and <= 65535, $"Cubby:Clustering:GatewayPort must be between 0 and 65535 (was {clustering.GatewayPort}).");
         require(clustering.SiloPort == 0 || clustering.SiloPort != clustering.GatewayPort, $"Cubby:Clustering:SiloPort and Cubby:Clustering:GatewayPort must differ (both {clustering.SiloPort}).");

@@ -24,23 +24,15 @@ internal static class AllocationCommand
         var gets = 200_000;
         int[] callerCounts = [1, 64];
         string? siloPath = null;
-        for (var i = 0; i + 1 < args.Count; i += 2)
+        var known = await CommandOptions.ReadAsync(args, Usage, new Dictionary<string, Action<string>>
         {
-            switch (args[i])
-            {
-                case "--gets":
-                    gets = int.Parse(args[i + 1], CultureInfo.InvariantCulture);
-                    break;
-                case "--callers":
-                    callerCounts = [.. args[i + 1].Split(',').Select(static count => int.Parse(count, CultureInfo.InvariantCulture))];
-                    break;
-                case "--silo":
-                    siloPath = args[i + 1];
-                    break;
-                default:
-                    await Console.Error.WriteLineAsync($"unknown option {args[i]}\n\n{Usage}").ConfigureAwait(false);
-                    return 2;
-            }
+            ["--gets"] = value => gets = int.Parse(value, CultureInfo.InvariantCulture),
+            ["--callers"] = value => callerCounts = CommandOptions.Counts(value),
+            ["--silo"] = value => siloPath = value,
+        }).ConfigureAwait(false);
+        if (!known)
+        {
+            return 2;
         }
 
         using var silo = await ServerProcess.StartAsync(ServerKind.Cubby, Prerequisites.ForSilo(siloPath), ["--Cubby:Dashboard:Enabled", "false"]).ConfigureAwait(false);

@@ -29,26 +29,16 @@ internal static class ClusterCommand
         var seconds = 8;
         var callers = 64;
         string? siloPath = null;
-        for (var i = 0; i + 1 < args.Count; i += 2)
+        var known = await CommandOptions.ReadAsync(args, Usage, new Dictionary<string, Action<string>>
         {
-            switch (args[i])
-            {
-                case "--silos":
-                    siloCounts = [.. args[i + 1].Split(',').Select(static count => int.Parse(count, CultureInfo.InvariantCulture))];
-                    break;
-                case "--seconds":
-                    seconds = int.Parse(args[i + 1], CultureInfo.InvariantCulture);
-                    break;
-                case "--callers":
-                    callers = int.Parse(args[i + 1], CultureInfo.InvariantCulture);
-                    break;
-                case "--silo":
-                    siloPath = args[i + 1];
-                    break;
-                default:
-                    await Console.Error.WriteLineAsync($"unknown option {args[i]}\n\n{Usage}").ConfigureAwait(false);
-                    return 2;
-            }
+            ["--silos"] = value => siloCounts = CommandOptions.Counts(value),
+            ["--seconds"] = value => seconds = int.Parse(value, CultureInfo.InvariantCulture),
+            ["--callers"] = value => callers = int.Parse(value, CultureInfo.InvariantCulture),
+            ["--silo"] = value => siloPath = value,
+        }).ConfigureAwait(false);
+        if (!known)
+        {
+            return 2;
         }
 
         var tools = Prerequisites.ForSilo(siloPath);

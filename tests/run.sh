@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs Cubby's whole test suite. Installs the Debian packages the tests drive when they are missing: redis-tools
-# (redis-cli, redis-benchmark), redis-server, gnuplot (the load harness's quick run), chromium (the dashboard), and PostgreSQL's server
+# (redis-cli, redis-benchmark), redis-server, gnuplot (the load harness's quick run), chromium (the dashboard), tcpdump (what
+# crosses Orleans' links with and without TLS), and PostgreSQL's server
 # binaries unless CUBBY_TEST_POSTGRES names a database. The harness installs garnet-server (a .NET tool) itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,7 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v gnuplot >/dev/null 2>&1 || need+=(gnuplot-nox)
 # The dashboard tests drive Debian's Chromium through Playwright; no browser is ever downloaded.
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v tcpdump >/dev/null 2>&1 || need+=(tcpdump)
 if [ -z "${CUBBY_TEST_POSTGRES:-}" ] && ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
   need+=(postgresql)
 fi

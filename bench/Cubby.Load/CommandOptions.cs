@@ -1,23 +1,37 @@
 namespace Cubby.Load;
 
-/// <summary>Reads the <c>--name value</c> pairs of a command such as <c>alloc</c> or <c>cluster</c>.</summary>
+/// <summary>Reads the <c>--name value</c> pairs and <c>--flag</c>s of a command such as <c>alloc</c> or <c>cluster</c>.</summary>
 internal static class CommandOptions
 {
     /// <summary>
-    /// Hands each pair's value to the setter of its name in <paramref name="setters"/>; for a name it has none for, prints
-    /// that name and <paramref name="usage"/> and returns false.
+    /// Hands each option's value to the setter of its name in <paramref name="setters"/> (an empty value for a name in
+    /// <paramref name="flags"/>, which takes none); for a name it has no setter for, or a value that is missing, prints
+    /// the problem and <paramref name="usage"/> and returns false.
     /// </summary>
-    public static async Task<bool> ReadAsync(IReadOnlyList<string> args, string usage, IReadOnlyDictionary<string, Action<string>> setters)
+    public static async Task<bool> ReadAsync(IReadOnlyList<string> args, string usage, IReadOnlyDictionary<string, Action<string>> setters, IReadOnlyCollection<string>? flags = null)
     {
-        for (var i = 0; i + 1 < args.Count; i += 2)
+        for (var i = 0; i < args.Count; i++)
         {
-            if (!setters.TryGetValue(args[i], out var set))
+            var name = args[i];
+            if (!setters.TryGetValue(name, out var set))
             {
-                await Console.Error.WriteLineAsync($"unknown option {args[i]}\n\n{usage}").ConfigureAwait(false);
+                await Console.Error.WriteLineAsync($"unknown option {name}\n\n{usage}").ConfigureAwait(false);
                 return false;
             }
 
-            set(args[i + 1]);
+            if (flags?.Contains(name) == true)
+            {
+                set(string.Empty);
+            }
+            else if (i + 1 < args.Count)
+            {
+                set(args[++i]);
+            }
+            else
+            {
+                await Console.Error.WriteLineAsync($"option {name} needs a value\n\n{usage}").ConfigureAwait(false);
+                return false;
+            }
         }
 
         return true;

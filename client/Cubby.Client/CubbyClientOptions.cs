@@ -34,6 +34,9 @@ public sealed class CubbyClientOptions
     /// <summary>Finding the gateways in the cluster's membership table instead of <see cref="Endpoints"/> (<c>Cubby:Client:Clustering</c>).</summary>
     public CubbyClientClusteringOptions Clustering { get; set; } = new();
 
+    /// <summary>TLS to the gateways (<c>Cubby:Client:Tls</c>), needed when the silos set <c>Cubby:Clustering:Tls</c>.</summary>
+    public CubbyClientTlsOptions Tls { get; set; } = new();
+
     /// <summary>The cluster's id: the silos' <c>Cubby:ClusterId</c>.</summary>
     public string ClusterId { get; set; } = CubbyDefaults.ClusterId;
 

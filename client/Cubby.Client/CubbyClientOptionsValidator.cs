@@ -1,3 +1,4 @@
+using Cubby.Client.Gateways;
 using Microsoft.Extensions.Options;
 
 namespace Cubby.Client;
@@ -70,6 +71,11 @@ internal sealed class CubbyClientOptionsValidator(ClientRuntime runtime) : IVali
         if (options.ConnectTimeout <= TimeSpan.Zero)
         {
             failures.Add($"Cubby:Client:ConnectTimeout must be positive (was {options.ConnectTimeout}).");
+        }
+
+        if (options.Tls.Enabled && GatewayTls.Problem(options.Tls) is { } problem)
+        {
+            failures.Add(problem);
         }
     }
 }

@@ -7,8 +7,10 @@ using Microsoft.Extensions.DependencyInjection;
 namespace Cubby.Load.Cluster;
 
 /// <summary>
-/// <c>cluster [--silos 1,3] [--seconds N] [--callers N] [--silo PATH]</c>: one gateway client's Gets of 1 KiB values
-/// against 1 silo process, then against several in one Development cluster, each silo's gateway given to the client.
+/// <c>cluster [--silos 1,3] [--seconds N] [--callers N] [--tls] [--silo PATH]</c>: one gateway client's Gets of 1 KiB
+/// values against 1 silo process, then against several in one Development cluster, each silo's gateway given to the
+/// client; with <c>--tls</c> each cluster is measured with plain links and then with TLS on the silo and gateway links
+/// (<c>Cubby:Clustering:Tls</c>, one self-signed certificate shared by the silos and trusted by the client).
 /// Reports ops/s, the client's and the silos' CPU per Get, the silos' share of the machine's cores, the Gets per
 /// coalesced batch, and the Gets that did not run on the silo they were sent to (a batch found the shard elsewhere, or the
 /// call went to its grain, which Orleans forwards to the shard's silo).
@@ -21,7 +23,7 @@ internal static class ClusterCommand
     /// <summary>Long enough for shards to settle on their home silos after a join and for the tiered JIT to finish.</summary>
     private static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(8);
 
-    public const string Usage = "cluster [--silos 1,3] [--seconds N (8)] [--callers N (64)] [--silo PATH]";
+    public const string Usage = "cluster [--silos 1,3] [--seconds N (8)] [--callers N (64)] [--tls] [--silo PATH]";
 
     public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter log)
     {
@@ -29,13 +31,15 @@ internal static class ClusterCommand
         var seconds = 8;
         var callers = 64;
         string? siloPath = null;
+        bool[] tlsModes = [false];
         var known = await CommandOptions.ReadAsync(args, Usage, new Dictionary<string, Action<string>>
         {
             ["--silos"] = value => siloCounts = CommandOptions.Counts(value),
             ["--seconds"] = value => seconds = int.Parse(value, CultureInfo.InvariantCulture),
             ["--callers"] = value => callers = int.Parse(value, CultureInfo.InvariantCulture),
             ["--silo"] = value => siloPath = value,
-        }).ConfigureAwait(false);
+            ["--tls"] = _ => tlsModes = [false, true],
+        }, flags: ["--tls"]).ConfigureAwait(false);
         if (!known)
         {
             return 2;
@@ -43,22 +47,26 @@ internal static class ClusterCommand
 
         var tools = Prerequisites.ForSilo(siloPath);
         var report = new StringBuilder()
-            .AppendLine("| Silo processes | Gets/s | Client CPU µs/Get | Silos' CPU µs/Get | Silos' cores | Gets per batch | Not run where sent |")
-            .AppendLine("|---:|---:|---:|---:|---:|---:|---:|");
+            .AppendLine("| Silo processes | Links | Gets/s | Client CPU µs/Get | Silos' CPU µs/Get | Silos' cores | Gets per batch | Not run where sent |")
+            .AppendLine("|---:|---|---:|---:|---:|---:|---:|---:|");
+        using var certificate = tlsModes.Contains(true) ? new SharedCertificate() : null;
         foreach (var count in siloCounts)
         {
-            var row = await MeasureAsync(tools, count, callers, TimeSpan.FromSeconds(seconds)).ConfigureAwait(false);
-            await log.WriteLineAsync(row).ConfigureAwait(false);
-            report.AppendLine(row);
+            foreach (var tls in tlsModes)
+            {
+                var row = await MeasureAsync(tools, count, callers, TimeSpan.FromSeconds(seconds), tls ? certificate : null).ConfigureAwait(false);
+                await log.WriteLineAsync(row).ConfigureAwait(false);
+                report.AppendLine(row);
+            }
         }
 
         await log.WriteLineAsync($"\n{callers} callers, {Keys:N0} keys of {ValueBytes} B, {seconds} s measured after {WarmUp.TotalSeconds:0} s of warm-up:\n\n{report}").ConfigureAwait(false);
         return 0;
     }
 
-    private static async Task<string> MeasureAsync(ToolSet tools, int count, int callers, TimeSpan measured)
+    private static async Task<string> MeasureAsync(ToolSet tools, int count, int callers, TimeSpan measured, SharedCertificate? tls)
     {
-        var silos = await StartClusterAsync(tools, count).ConfigureAwait(false);
+        var silos = await StartClusterAsync(tools, count, tls).ConfigureAwait(false);
         try
         {
             await using var services = new ServiceCollection()
@@ -68,6 +76,8 @@ internal static class ClusterCommand
                     {
                         o.Endpoints.Add($"127.0.0.1:{silo.GatewayPort}");
                     }
+
+                    o.Tls.AuthorityPath = tls?.CertificatePath;
                 })
                 .Services.BuildServiceProvider();
             var client = services.GetRequiredService<ICubbyClient>();
@@ -93,7 +103,7 @@ internal static class ClusterCommand
             var sent = Sum(static b => b.OperationsSent) - sentBefore;
             var run = Sum(static b => b.OperationsRun) - runBefore;
             return string.Create(CultureInfo.InvariantCulture,
-                $"| {count} | {gets / elapsed:N0} | {clientCpu * 1e6 / gets:F1} | {siloCpu * 1e6 / gets:F1} | {siloCpu / elapsed:F2} | {(double)sent / Math.Max(1, batches):F1} | {100.0 * (gets - run) / gets:F2} % |");
+                $"| {count} | {(tls is null ? "plain" : "TLS")} | {gets / elapsed:N0} | {clientCpu * 1e6 / gets:F1} | {siloCpu * 1e6 / gets:F1} | {siloCpu / elapsed:F2} | {(double)sent / Math.Max(1, batches):F1} | {100.0 * (gets - run) / gets:F2} % |");
         }
         finally
         {
@@ -105,10 +115,11 @@ internal static class ClusterCommand
     }
 
     /// <summary>The first silo keeps the Development membership table; the others join it at its silo port.</summary>
-    private static async Task<ServerProcess[]> StartClusterAsync(ToolSet tools, int count)
+    private static async Task<ServerProcess[]> StartClusterAsync(ToolSet tools, int count, SharedCertificate? tls)
     {
         var primaryPort = ServerProcess.FreePort();
-        string[] common = ["--Cubby:Dashboard:Enabled", "false", "--Cubby:Clustering:Mode", "Development"];
+        string[] links = tls is null ? [] : ["--Cubby:Clustering:Tls:CertificatePath", tls.CertificatePath, "--Cubby:Clustering:Tls:KeyPath", tls.KeyPath];
+        string[] common = ["--Cubby:Dashboard:Enabled", "false", "--Cubby:Clustering:Mode", "Development", .. links];
         var silos = new List<ServerProcess>
         {
             await ServerProcess.StartAsync(ServerKind.Cubby, tools, [.. common, "--Cubby:Clustering:SiloPort", primaryPort.ToString(CultureInfo.InvariantCulture)]).ConfigureAwait(false),

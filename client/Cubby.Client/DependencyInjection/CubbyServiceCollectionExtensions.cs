@@ -143,6 +143,8 @@ public static class CubbyServiceCollectionExtensions
                 (cluster.ClusterId, cluster.ServiceId) = (cubby.Value.ClusterId, cubby.Value.ServiceId));
             client.Services.AddOptions<ClientMessagingOptions>().Configure<IOptions<CubbyClientOptions>>((messaging, cubby) =>
                 messaging.ResponseTimeout = cubby.Value.AttemptTimeout);
+            client.Services.AddOptions<ClientConnectionOptions>().Configure<IOptions<CubbyClientOptions>>((connections, cubby) =>
+                GatewayTls.Configure(connections, cubby.Value.Tls));
             client.Services.AddOptions<AdoNetClusteringClientOptions>().Configure<IOptions<CubbyClientOptions>>((ado, cubby) =>
                 (ado.Invariant, ado.ConnectionString) = (NpgsqlInvariant, cubby.Value.Clustering.ConnectionString ?? string.Empty));
         });

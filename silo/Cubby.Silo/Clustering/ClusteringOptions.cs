@@ -44,6 +44,9 @@ public sealed class ClusteringOptions
     /// declared dead, answers within this time or the command fails with an error naming this setting.
     /// </summary>
     public TimeSpan CallTimeout { get; set; } = TimeSpan.FromSeconds(15);
+
+    /// <summary>TLS for the silo and gateway ports (<c>Cubby:Clustering:Tls</c>); off unless it names a certificate.</summary>
+    public ClusterTlsOptions Tls { get; set; } = new();
 }
 
 /// <summary>Where Orleans keeps the membership table.</summary>

@@ -21,6 +21,7 @@ internal static class OrleansClustering
         var gatewayPort = FreePort.Or(clustering.GatewayPort, options.Host == "*" ? IPAddress.Any : advertised);
         silo.ConfigureEndpoints(advertised, siloPort, gatewayPort, listenOnAnyHostAddress: options.Host == "*");
         silo.Configure<ClusterOptions>(cluster => (cluster.ClusterId, cluster.ServiceId) = (options.ClusterId, clustering.ServiceId));
+        OrleansLinkTls.Configure(silo, clustering.Tls);
 
         switch (clustering.Mode)
         {

@@ -33,7 +33,7 @@ internal static class CubbyOptions
         OrleansSettings.ApplyTo(options, configuration);
         section.Bind(options);
         configure?.Invoke(options);
-        var result = new SiloOptionsValidator().Validate(null, options);
+        var result = new SiloOptionsValidator(TimeProvider.System).Validate(null, options);
         if (result.Failed)
         {
             throw new OptionsValidationException(Options.DefaultName, typeof(SiloOptions), result.Failures);

@@ -6,6 +6,7 @@ using Cubby.Silo.Dashboard;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
 using Cubby.Silo.Routing;
+using Cubby.Tls;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets;
@@ -75,7 +76,7 @@ public static class SiloHostingExtensions
         {
             var silo = kestrel.ApplicationServices.GetRequiredService<IOptions<SiloOptions>>().Value;
             var endpoints = kestrel.ApplicationServices.GetRequiredService<SiloEndpoints>();
-            var certificate = silo.Tls.Enabled ? TlsCertificate.Load(silo.Tls) : null;
+            var certificate = silo.Tls.Enabled ? CertificateFiles.LoadWithKey(silo.Tls, TlsOptions.SectionName) : null;
             Listen(kestrel, silo.Host, silo.RespPort, listener =>
             {
                 if (certificate is not null && silo.Tls.Port is null)

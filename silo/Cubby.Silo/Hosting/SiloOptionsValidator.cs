@@ -1,12 +1,13 @@
 using System.Net;
 using Cubby.Grains.Hosting;
 using Cubby.Silo.Clustering;
+using Cubby.Tls;
 using Microsoft.Extensions.Options;
 
 namespace Cubby.Silo.Hosting;
 
 /// <summary>Checks <see cref="SiloOptions"/> at start, naming the setting that is wrong.</summary>
-internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
+internal sealed class SiloOptionsValidator(TimeProvider time) : IValidateOptions<SiloOptions>
 {
     public ValidateOptionsResult Validate(string? name, SiloOptions options)
     {
@@ -47,13 +48,30 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         require(tls.Enabled || (tls.KeyPath is null && tls.Password is null && tls.Port is null), "Cubby:Tls:KeyPath, Cubby:Tls:Password and Cubby:Tls:Port need Cubby:Tls:CertificatePath, the certificate that turns TLS on.");
         require(tls.Port is null or (>= 0 and <= 65535), $"Cubby:Tls:Port must be between 0 and 65535 (was {tls.Port}).");
         require(tls.Port is null or 0 || (tls.Port != options.RespPort && tls.Port != options.HttpPort), $"Cubby:Tls:Port must differ from Cubby:RespPort and Cubby:HttpPort (was {tls.Port}).");
-        if (tls.Enabled && TlsCertificate.Problem(tls) is { } problem)
+        if (tls.Enabled)
+        {
+            try
+            {
+                using var certificate = CertificateFiles.LoadWithKey(tls, TlsOptions.SectionName);
+            }
+            catch (InvalidOperationException exception)
+            {
+                require(false, exception.Message);
+            }
+        }
+    }
+
+    private void ValidateClusterTls(ClusterTlsOptions tls, Action<bool, string> require)
+    {
+        require(tls.Enabled || (tls.KeyPath is null && tls.Password is null && tls.AuthorityPath is null && !tls.RequireClientCertificate),
+            "Cubby:Clustering:Tls:KeyPath, Password, AuthorityPath and RequireClientCertificate need Cubby:Clustering:Tls:CertificatePath, the silo's certificate that turns TLS on.");
+        if (tls.Enabled && OrleansLinkTls.Problem(tls, time) is { } problem)
         {
             require(false, problem);
         }
     }
 
-    private static void ValidateClustering(SiloOptions options, Action<bool, string> require)
+    private void ValidateClustering(SiloOptions options, Action<bool, string> require)
     {
         var clustering = options.Clustering;
         require(!string.IsNullOrWhiteSpace(options.ClusterId) && options.ClusterId.Length <= 128, $"Cubby:ClusterId must be 1 to 128 characters (was '{options.ClusterId}').");
@@ -74,5 +92,6 @@ internal sealed class SiloOptionsValidator : IValidateOptions<SiloOptions>
         require(clustering.VotesForDeath >= 1, $"Cubby:Clustering:VotesForDeath must be at least 1 (was {clustering.VotesForDeath}).");
         require(clustering.TableRefreshInterval > TimeSpan.Zero, $"Cubby:Clustering:TableRefreshInterval must be positive (was {clustering.TableRefreshInterval}).");
         require(clustering.CallTimeout > TimeSpan.Zero, $"Cubby:Clustering:CallTimeout must be positive (was {clustering.CallTimeout}).");
+        ValidateClusterTls(clustering.Tls, require);
     }
 }

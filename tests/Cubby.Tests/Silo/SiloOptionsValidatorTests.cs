@@ -22,7 +22,7 @@ public sealed class SiloOptionsValidatorTests
     };
 
     [Fact]
-    public void The_defaults_are_valid() => Assert.True(new SiloOptionsValidator().Validate(null, new SiloOptions()).Succeeded);
+    public void The_defaults_are_valid() => Assert.True(new SiloOptionsValidator(TimeProvider.System).Validate(null, new SiloOptions()).Succeeded);
 
     [Theory]
     [MemberData(nameof(BadSettings))]
@@ -31,7 +31,7 @@ public sealed class SiloOptionsValidatorTests
         var options = new SiloOptions();
         spoil(options);
 
-        var result = new SiloOptionsValidator().Validate(null, options);
+        var result = new SiloOptionsValidator(TimeProvider.System).Validate(null, options);
 
         Assert.True(result.Failed);
         var failure = Assert.Single(result.Failures!);

@@ -101,7 +101,7 @@ public sealed class TlsTests : IDisposable
         var options = new SiloOptions();
         options.Tls.Port = 6391;
 
-        var result = new SiloOptionsValidator().Validate(null, options);
+        var result = new SiloOptionsValidator(TimeProvider.System).Validate(null, options);
 
         Assert.True(result.Failed);
         Assert.Contains("need Cubby:Tls:CertificatePath", result.FailureMessage, StringComparison.Ordinal);

@@ -88,7 +88,7 @@ internal sealed partial class Shard
             var count = _store.Count;
             _budget.Release(_store.UsedBytes);
             _store.Clear();
-            _watches.ChangedAll();
+            ChangedAll();
             return count;
         }
     }

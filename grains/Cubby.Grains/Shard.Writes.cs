@@ -99,7 +99,7 @@ internal sealed partial class Shard
             _store.Add(key, value, metadata);
         }
 
-        _watches.Changed(key);
+        Changed(key);
         return ChargeOutcome.Charged;
     }
 
@@ -162,7 +162,7 @@ internal sealed partial class Shard
             else
             {
                 _store.SetExpiry(index, at);
-                _watches.Changed(key);
+                Changed(key);
             }
         }
 
@@ -207,7 +207,7 @@ internal sealed partial class Shard
         else
         {
             _store.SetExpiry(index, expiresAt);
-            _watches.Changed(key);
+            Changed(key);
         }
 
         return true;
@@ -224,7 +224,7 @@ internal sealed partial class Shard
         }
 
         _store.SetExpiry(index, 0);
-        _watches.Changed(key);
+        Changed(key);
         return true;
     }
 }

@@ -82,11 +82,28 @@ internal sealed partial class Shard : IDisposable
     /// </summary>
     public void EnterTurn() => _turn.Enter();
 
-    /// <summary>Releases a turn taken with <see cref="EnterTurn"/> or <see cref="TryEnterTurn"/>.</summary>
-    public void ExitTurn() => _turn.Exit();
+    /// <summary>
+    /// Releases a turn taken with <see cref="EnterTurn"/> or <see cref="TryEnterTurn"/>, sealing what it changed into
+    /// the replicas' next batch first.
+    /// </summary>
+    public void ExitTurn()
+    {
+        SealChanges();
+        _turn.Exit();
+    }
 
     /// <summary>Holds this shard's turn until the scope is disposed: a grain call's entry operations run in it.</summary>
-    public Lock.Scope TakeTurn() => _turn.EnterScope();
+    public Turn TakeTurn()
+    {
+        _turn.Enter();
+        return new Turn(this);
+    }
+
+    /// <summary>A turn taken with <see cref="TakeTurn"/>; disposing it is <see cref="ExitTurn"/>.</summary>
+    public readonly ref struct Turn(Shard shard)
+    {
+        public void Dispose() => shard.ExitTurn();
+    }
 
     /// <summary>
     /// Takes this shard's turn for a caller outside its grain, unless the shard is closed: its grain is deactivating
@@ -223,7 +240,7 @@ internal sealed partial class Shard : IDisposable
     private void RemoveEntry(int index)
     {
         var key = _store.KeyAt(index);
-        _watches.Changed(key);
+        Changed(key);
         var bytes = _store.SizeOf(key.Length, _store.ValueAt(index).Length);
         _store.RemoveAt(index);
         _budget.Release(bytes);

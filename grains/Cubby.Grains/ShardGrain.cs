@@ -2,6 +2,7 @@ using System.Buffers;
 using Cubby.Diagnostics;
 using Cubby.Grains.Commands;
 using Cubby.Grains.Placement;
+using Cubby.Grains.Replication;
 using Cubby.Grains.Storage;
 using Cubby.Resp;
 using Cubby.Sharding;
@@ -26,7 +27,9 @@ internal sealed partial class ShardGrain(
     ShardCatalog catalog,
     ShardHomes homes,
     ILogger<ShardGrain> logger,
-    RelayedCommandRunner commands) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable
+    RelayedCommandRunner commands,
+    ShardReplicas replicas,
+    ShardReplicaSilos replicaSilos) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable
 {
     /// <summary>The grain type's name, stable across versions: the directory and reminders know shards by it.</summary>
     public const string GrainTypeName = "cubby-shard";
@@ -47,6 +50,7 @@ internal sealed partial class ShardGrain(
     private const string ChunkCountKey = "cubby.chunks";
 
     private Shard? _shard;
+    private ShardReplicator? _replicator;
 
     /// <summary>When this activation arrived by migration (a timestamp of the real clock); 0 when it did not.</summary>
     private long _arrivedAt;
@@ -57,8 +61,27 @@ internal sealed partial class ShardGrain(
 
     public override Task OnActivateAsync(CancellationToken cancellationToken)
     {
+        if (_shard is null)
+        {
+            // Activated without its entries: its primary's silo died, and this silo, ranked next, may keep its replica.
+            _shard = replicas.Promote(Id);
+            if (_shard is not null)
+            {
+                LogPromoted(logger, Id, _shard.Count);
+            }
+        }
+        else
+        {
+            // Arrived with its entries: a replica this silo kept of it is superseded.
+            replicas.Promote(Id)?.Dispose();
+        }
+
         _shard ??= catalog.CreateDetached(Id);
         catalog.Attach(Id, _shard);
+        if (catalog.Options.Replicas > 0)
+        {
+            _replicator = ShardReplicator.Start(_shard, catalog.Options.Replicas, homes.MembershipVersion, homes, replicaSilos, logger);
+        }
 
         // A reminder-table round trip (PostgreSQL in Postgres mode, or a reminder service still starting): the shard
         // serves calls meanwhile instead of holding its first call until the table answers.
@@ -66,7 +89,7 @@ internal sealed partial class ShardGrain(
         return Task.CompletedTask;
     }
 
-    public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
+    public override async Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
     {
         var migrating = reason.ReasonCode == DeactivationReasonCode.Migrating;
         if (reason.ReasonCode == DeactivationReasonCode.ShuttingDown && homes.AnyOtherHome())
@@ -94,7 +117,12 @@ internal sealed partial class ShardGrain(
             }
         }
 
-        return Task.CompletedTask;
+        if (_replicator is { } replicator)
+        {
+            _replicator = null;
+            await replicator.StopAsync(moved: migrating).ConfigureAwait(true);
+            replicator.Dispose();
+        }
     }
 
     public void OnDehydrate(IDehydrationContext dehydrationContext)
@@ -149,28 +177,39 @@ internal sealed partial class ShardGrain(
         return Task.CompletedTask;
     }
 
-    public ValueTask<RelayedReply> Run(RelayedCommand command) => ValueTask.FromResult(commands.Run(Entries, command));
+    public ValueTask<RelayedReply> Run(RelayedCommand command)
+    {
+        var shard = Entries;
+        return AfterReplicas(shard, commands.Run(shard, command));
+    }
 
     public ValueTask<ShardEntry?> Get(byte[] key, bool slide)
     {
         CheckKey(key);
         var shard = Entries;
-        using var turn = shard.TakeTurn();
-        return ValueTask.FromResult(TypedCalls.Get(shard, key, slide));
+        ShardEntry? result;
+        using (shard.TakeTurn())
+        {
+            result = TypedCalls.Get(shard, key, slide);
+        }
+
+        return AfterReplicas(shard, result);
     }
 
     public ValueTask<ShardEntry?[]> GetMany(byte[][] keys, bool slide)
     {
         CheckKeys(keys);
         var shard = Entries;
-        using var turn = shard.TakeTurn();
         var entries = new ShardEntry?[keys.Length];
-        for (var i = 0; i < keys.Length; i++)
+        using (shard.TakeTurn())
         {
-            entries[i] = TypedCalls.Get(shard, keys[i], slide);
+            for (var i = 0; i < keys.Length; i++)
+            {
+                entries[i] = TypedCalls.Get(shard, keys[i], slide);
+            }
         }
 
-        return ValueTask.FromResult(entries);
+        return AfterReplicas(shard, entries);
     }
 
     public ValueTask<WriteOutcome> Set(byte[] key, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition)
@@ -178,8 +217,13 @@ internal sealed partial class ShardGrain(
         CheckKey(key);
         CheckValue(value);
         var shard = Entries;
-        using var turn = shard.TakeTurn();
-        return ValueTask.FromResult(TypedCalls.Set(shard, key, value, expiry, flags, condition));
+        WriteOutcome result;
+        using (shard.TakeTurn())
+        {
+            result = TypedCalls.Set(shard, key, value, expiry, flags, condition);
+        }
+
+        return AfterReplicas(shard, result);
     }
 
     public ValueTask<WriteOutcome[]> SetMany(byte[][] keys, byte[][] values, ShardExpiry expiry, CacheEntryFlags flags)
@@ -196,44 +240,58 @@ internal sealed partial class ShardGrain(
         }
 
         var shard = Entries;
-        using var turn = shard.TakeTurn();
         var outcomes = new WriteOutcome[keys.Length];
-        for (var i = 0; i < keys.Length; i++)
+        using (shard.TakeTurn())
         {
-            outcomes[i] = TypedCalls.Set(shard, keys[i], values[i], expiry, flags, ShardWriteCondition.Always);
+            for (var i = 0; i < keys.Length; i++)
+            {
+                outcomes[i] = TypedCalls.Set(shard, keys[i], values[i], expiry, flags, ShardWriteCondition.Always);
+            }
         }
 
-        return ValueTask.FromResult(outcomes);
+        return AfterReplicas(shard, outcomes);
     }
 
     public ValueTask<bool> Refresh(byte[] key)
     {
         CheckKey(key);
         var shard = Entries;
-        using var turn = shard.TakeTurn();
-        return ValueTask.FromResult(shard.Refresh(key));
+        bool result;
+        using (shard.TakeTurn())
+        {
+            result = shard.Refresh(key);
+        }
+
+        return AfterReplicas(shard, result);
     }
 
     public ValueTask<int> Remove(byte[][] keys)
     {
         CheckKeys(keys);
         var shard = Entries;
-        using var turn = shard.TakeTurn();
         var removed = 0;
-        foreach (var key in keys)
+        using (shard.TakeTurn())
         {
-            removed += shard.Remove(key) ? 1 : 0;
+            foreach (var key in keys)
+            {
+                removed += shard.Remove(key) ? 1 : 0;
+            }
         }
 
-        return ValueTask.FromResult(removed);
+        return AfterReplicas(shard, removed);
     }
 
     public ValueTask<ShardEntryCopy?> Export(byte[] key)
     {
         CheckKey(key);
         var shard = Entries;
-        using var turn = shard.TakeTurn();
-        return ValueTask.FromResult(shard.Export(key));
+        ShardEntryCopy? result;
+        using (shard.TakeTurn())
+        {
+            result = shard.Export(key);
+        }
+
+        return AfterReplicas(shard, result);
     }
 
     public ValueTask<bool> Import(byte[] key, ShardEntryCopy entry, bool replace)
@@ -242,31 +300,42 @@ internal sealed partial class ShardGrain(
         ArgumentNullException.ThrowIfNull(entry);
         CheckValue(entry.Value);
         var shard = Entries;
-        using var turn = shard.TakeTurn();
-        return shard.Import(key, entry, replace) switch
+        SetStatus status;
+        using (shard.TakeTurn())
         {
-            SetStatus.NotStored => ValueTask.FromResult(false),
-            SetStatus.OutOfMemory => throw new Sharding.CubbyOutOfMemoryException(),
-            _ => ValueTask.FromResult(true),
-        };
+            status = shard.Import(key, entry, replace);
+        }
+
+        return status == SetStatus.OutOfMemory ? throw new Sharding.CubbyOutOfMemoryException() : AfterReplicas(shard, status != SetStatus.NotStored);
     }
 
     public ValueTask<long> TimeToLive(byte[] key)
     {
         CheckKey(key);
         var shard = Entries;
-        using var turn = shard.TakeTurn();
-        return ValueTask.FromResult(TypedCalls.TimeToLive(shard, key));
+        long result;
+        using (shard.TakeTurn())
+        {
+            result = TypedCalls.TimeToLive(shard, key);
+        }
+
+        return AfterReplicas(shard, result);
     }
 
     public ValueTask<long> Increment(byte[] key, long delta)
     {
         CheckKey(key);
         var shard = Entries;
-        using var turn = shard.TakeTurn();
-        return shard.IncrementBy(key, delta, out var result) switch
+        UpdateStatus status;
+        long result;
+        using (shard.TakeTurn())
         {
-            UpdateStatus.Ok => ValueTask.FromResult(result),
+            status = shard.IncrementBy(key, delta, out result);
+        }
+
+        return status switch
+        {
+            UpdateStatus.Ok => AfterReplicas(shard, result),
             UpdateStatus.NotInteger => throw new InvalidOperationException("The value is not an integer or out of range."),
             UpdateStatus.Overflow => throw new InvalidOperationException("The increment would overflow."),
             _ => throw new Sharding.CubbyOutOfMemoryException(),
@@ -294,7 +363,16 @@ internal sealed partial class ShardGrain(
         return ValueTask.FromResult(new ShardCounts(shard.Count, shard.CountWithExpiry()));
     }
 
-    public ValueTask<int> Clear() => ValueTask.FromResult(Entries.Clear());
+    public ValueTask<int> Clear()
+    {
+        var shard = Entries;
+        var cleared = shard.Clear();
+
+        // Cleared outside a caller's turn: sealed for the replicas by a turn of its own before waiting.
+        shard.EnterTurn();
+        shard.ExitTurn();
+        return AfterReplicas(shard, cleared);
+    }
 
     public ValueTask<bool> MoveHome()
     {
@@ -332,6 +410,22 @@ internal sealed partial class ShardGrain(
         }
     }
 
+    /// <summary>
+    /// Answers <paramref name="result"/> once the replicas have applied every change sealed so far, this call's
+    /// included: nothing it wrote, or read, is answered before it would survive this silo.
+    /// </summary>
+    private static ValueTask<T> AfterReplicas<T>(Shard shard, T result)
+    {
+        var replicated = shard.WhenReplicatedAsync();
+        return replicated.IsCompletedSuccessfully ? ValueTask.FromResult(result) : AwaitReplicas(replicated, result);
+
+        static async ValueTask<T> AwaitReplicas(ValueTask replicated, T result)
+        {
+            await replicated.ConfigureAwait(true);
+            return result;
+        }
+    }
+
     private void CheckKeys(byte[][] keys)
     {
         ArgumentNullException.ThrowIfNull(keys);
@@ -366,6 +460,9 @@ internal sealed partial class ShardGrain(
 
     [LoggerMessage(EventId = LogEvents.ShardDropped, Level = LogLevel.Warning, Message = "Shard {Shard} deactivated without migrating ({Reason}); its {Entries} entries were dropped")]
     private static partial void LogDropped(ILogger logger, int shard, int entries, string reason);
+
+    [LoggerMessage(EventId = LogEvents.ReplicaPromoted, Level = LogLevel.Information, Message = "Shard {Shard} took over the replica this silo kept, with {Entries} entries, after its primary's silo left")]
+    private static partial void LogPromoted(ILogger logger, int shard, int entries);
 
     [LoggerMessage(EventId = LogEvents.ShardMigrating, Level = LogLevel.Debug, Message = "Shard {Shard} is migrating with {Entries} entries in {Chunks} chunks")]
     private static partial void LogDehydrated(ILogger logger, int shard, int entries, int chunks);

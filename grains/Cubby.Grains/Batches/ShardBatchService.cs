@@ -18,12 +18,40 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
     {
         ArgumentNullException.ThrowIfNull(operations);
         var results = new ShardOperationResult[operations.Length];
+        List<Shard>? replicated = null;
         for (var i = 0; i < operations.Length; i++)
         {
-            results[i] = RunOne(operations[i]);
+            results[i] = RunOne(operations[i], ref replicated);
         }
 
-        return ValueTask.FromResult(results);
+        return replicated is null ? ValueTask.FromResult(results) : AfterReplicasAsync(operations, results, replicated);
+    }
+
+    /// <summary>
+    /// Answers once the replicas of every shard the batch ran on have applied what it wrote (and what it read): the
+    /// operations of a shard whose replicas failed it are answered as failed, for the client to call the grain.
+    /// </summary>
+    private static async ValueTask<ShardOperationResult[]> AfterReplicasAsync(ShardOperation[] operations, ShardOperationResult[] results, List<Shard> shards)
+    {
+        foreach (var shard in shards)
+        {
+            try
+            {
+                await shard.WhenReplicatedAsync().ConfigureAwait(true);
+            }
+            catch (InvalidOperationException)
+            {
+                for (var i = 0; i < operations.Length; i++)
+                {
+                    if (operations[i]?.Slot == shard.Slot && results[i].Status == ShardOperationStatus.Done)
+                    {
+                        results[i] = ShardOperationResult.Failed;
+                    }
+                }
+            }
+        }
+
+        return results;
     }
 
     /// <summary>
@@ -44,7 +72,7 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         return ValueTask.FromResult(slots.Order().ToArray());
     }
 
-    private ShardOperationResult RunOne(ShardOperation operation)
+    private ShardOperationResult RunOne(ShardOperation operation, ref List<Shard>? replicated)
     {
         if (operation is null || operation.Slot < 0 || operation.Slot >= catalog.SlotCount)
         {
@@ -77,6 +105,10 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         finally
         {
             shard.ExitTurn();
+            if (shard.Replicated && (replicated ??= []) is var shards && !shards.Contains(shard))
+            {
+                shards.Add(shard);
+            }
         }
     }
 

@@ -21,6 +21,7 @@ internal sealed class CommandContext
     private long _misses;
     private List<int>? _boundaries;
     private ArrayBufferWriter<byte>? _captured;
+    private List<Shard>? _replicated;
 
     /// <param name="catalog">The shards this silo holds, their settings and their clock.</param>
     /// <param name="output">Where replies are written.</param>
@@ -63,6 +64,43 @@ internal sealed class CommandContext
 
     /// <summary>Runs the next command on <paramref name="shard"/>, whose turn the caller holds, for every one of its keys.</summary>
     public void Enter(Shard shard) => _shard = shard;
+
+    /// <summary>Whether replies written since the last <see cref="WhenReplicatedAsync"/> wait for shards' replicas.</summary>
+    public bool AwaitsReplicas => _replicated is { Count: > 0 };
+
+    /// <summary>
+    /// Notes that a command ran on <paramref name="shard"/>, whose turn it has released: if the shard has replicas, its
+    /// reply must not reach the client before they applied what the shard sealed by then (<see cref="WhenReplicatedAsync"/>).
+    /// </summary>
+    public void RanOn(Shard shard)
+    {
+        if (shard.Replicated && !(_replicated ??= []).Contains(shard))
+        {
+            _replicated.Add(shard);
+        }
+    }
+
+    /// <summary>Completes when the replicas of every shard noted by <see cref="RanOn"/> have applied what those commands wrote or read.</summary>
+    /// <exception cref="InvalidOperationException">A shard can no longer acknowledge writes (its replicas follow a newer primary).</exception>
+    public async ValueTask WhenReplicatedAsync()
+    {
+        if (_replicated is not { } shards)
+        {
+            return;
+        }
+
+        try
+        {
+            foreach (var shard in shards)
+            {
+                await shard.WhenReplicatedAsync().ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            shards.Clear();
+        }
+    }
 
     /// <summary>Runs the next command with the key at <paramref name="argument"/> on <paramref name="shard"/>, whose turn the caller holds.</summary>
     public void EnterAt(int argument, int argumentCount, Shard shard)

@@ -39,6 +39,7 @@ internal static class KeyCommandRunner
         finally
         {
             shard.ExitTurn();
+            context.RanOn(shard);
         }
 
         return true;
@@ -103,6 +104,7 @@ internal static class KeyCommandRunner
             foreach (var shard in entered.AsSpan(0, held))
             {
                 shard.ExitTurn();
+                context.RanOn(shard);
             }
 
             ArrayPool<Shard>.Shared.Return(entered, clearArray: true);

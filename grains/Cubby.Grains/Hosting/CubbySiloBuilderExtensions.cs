@@ -62,6 +62,9 @@ public static class CubbySiloBuilderExtensions
         silo.AddGrainService<ShardSiloService>();
         silo.AddGrainService<Batches.ShardBatchService>();
         silo.Services.AddSingleton<ShardSilos>();
+        silo.Services.AddSingleton<Replication.ShardReplicas>();
+        silo.AddGrainService<Replication.ShardReplicaService>();
+        silo.Services.AddSingleton<Replication.ShardReplicaSilos>();
         silo.Services.AddHostedService<ExpiryService>();
         if (options.Store == EntryStoreKind.Native && options.NativeHeapTrimInterval > TimeSpan.Zero)
         {

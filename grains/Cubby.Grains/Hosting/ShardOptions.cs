@@ -53,6 +53,14 @@ public class ShardOptions
     /// <summary>How often every entry of every shard is checked for expiry (an Orleans reminder per shard).</summary>
     public TimeSpan FullSweepInterval { get; set; } = TimeSpan.FromMinutes(5);
 
+    /// <summary>
+    /// How many other silos keep a copy of each shard (0, 1 or 2): the silos ranked after its home. Every change is
+    /// applied to them before the command or call that made it is answered, and when a silo dies its shards resume, with
+    /// their entries, on the silo that kept the first copy. A silo's replicas count against its <see cref="MaxMemoryBytes"/>
+    /// like its own shards but are never evicted there: the primary's evictions reach them as removals.
+    /// </summary>
+    public int Replicas { get; set; }
+
     /// <summary>The budget in bytes: <see cref="MaxMemoryBytes"/>, or half the memory available when that is 0.</summary>
     internal long EffectiveMaxMemoryBytes =>
         MaxMemoryBytes > 0 ? MaxMemoryBytes : Math.Max(64L * 1024 * 1024, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 2);

@@ -60,18 +60,28 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
             .ToArray();
     }
 
+    /// <summary>The membership version this silo has seen: it only grows, so it orders who became a shard's primary when.</summary>
+    public long MembershipVersion => membership.CurrentSnapshot.Version.Value;
+
+    /// <summary>
+    /// Where <paramref name="shard"/>'s replicas belong: the <paramref name="count"/> best-ranked homes after this silo's
+    /// own rank, this silo left out (it holds the primary). When the primary's silo dies, its shard's new home is the
+    /// best-ranked of them, the silo that kept the first replica.
+    /// </summary>
+    public SiloAddress[] ReplicasOf(int shard, int count)
+    {
+        var candidates = Homes();
+        return [.. candidates.Where(address => !address.Equals(Self)).OrderByDescending(address => Score(shard, address)).ThenBy(static address => address).Take(count)];
+    }
+
     /// <summary>The silo of <paramref name="silos"/> with the highest score for <paramref name="shard"/>.</summary>
     public static SiloAddress Choose(int shard, IReadOnlyList<SiloAddress> silos)
     {
-        Span<byte> shardBytes = stackalloc byte[sizeof(int)];
-        BinaryPrimitives.WriteInt32LittleEndian(shardBytes, shard);
         var best = silos[0];
         var bestScore = 0UL;
         foreach (var silo in silos)
         {
-            // The endpoint, not the generation: a silo restarted on the same address gets its shards back.
-            var seed = XxHash64.HashToUInt64(Encoding.UTF8.GetBytes(silo.Endpoint.ToString()));
-            var score = XxHash64.HashToUInt64(shardBytes, unchecked((long)seed));
+            var score = Score(shard, silo);
             if (score > bestScore || (score == bestScore && silo.CompareTo(best) < 0))
             {
                 best = silo;
@@ -80,5 +90,17 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
         }
 
         return best;
+    }
+
+    // The endpoint, not the generation: a silo restarted on the same address gets its shards back.
+    private static ulong Score(int shard, SiloAddress silo) => Score(shard, silo.Endpoint.ToString());
+
+    /// <summary>The rendezvous score of the silo at <paramref name="endpoint"/> (<c>host:port</c>) for <paramref name="shard"/>.</summary>
+    internal static ulong Score(int shard, string endpoint)
+    {
+        Span<byte> shardBytes = stackalloc byte[sizeof(int)];
+        BinaryPrimitives.WriteInt32LittleEndian(shardBytes, shard);
+        var seed = XxHash64.HashToUInt64(Encoding.UTF8.GetBytes(endpoint));
+        return XxHash64.HashToUInt64(shardBytes, unchecked((long)seed));
     }
 }

@@ -19,6 +19,9 @@ public static class LogEvents
     /// <summary>A command failed unexpectedly; the client got an error reply and the connection stays open.</summary>
     public const int CommandFailed = 1004;
 
+    /// <summary>A RESP client was disconnected unanswered because a shard could not acknowledge its writes.</summary>
+    public const int ReplicationFailed = 1005;
+
     /// <summary>Sampling the silo's activity for the dashboard failed.</summary>
     public const int SamplingFailed = 2001;
 
@@ -42,6 +45,18 @@ public static class LogEvents
 
     /// <summary>A stopping silo could not tell another silo that it is departing.</summary>
     public const int DepartureNotDelivered = 3013;
+
+    /// <summary>A primary shard sent a snapshot of itself to a new replica.</summary>
+    public const int ReplicaSnapshotSent = 3020;
+
+    /// <summary>A primary shard could not reach a replica; its writes wait.</summary>
+    public const int ReplicaUnreachable = 3021;
+
+    /// <summary>A primary shard learned that a newer primary holds its replicas, and stopped acknowledging writes.</summary>
+    public const int ShardFenced = 3022;
+
+    /// <summary>A shard's new activation took over the replica its silo kept, after its primary's silo died.</summary>
+    public const int ReplicaPromoted = 3023;
 
     /// <summary>The client connected to the cluster through a gateway.</summary>
     public const int GatewayConnected = 6001;

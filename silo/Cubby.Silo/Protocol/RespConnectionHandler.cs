@@ -61,6 +61,11 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                 // Paused on a full reply buffer or a deferred command: the rest is already here, so don't wait for
                 // more bytes to resume.
                 input.AdvanceTo(consumed, paused ? consumed : buffer.End);
+                if (!await ReplicatedAsync(session, connection).ConfigureAwait(false))
+                {
+                    break;
+                }
+
                 if (error is not null)
                 {
                     silo.Statistics.ProtocolError();
@@ -78,6 +83,12 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
 
                     // Counted now, not with the next batch, which a client waiting for this reply may never send.
                     session.PublishStatistics(0);
+                }
+
+                // A deferred command may have run parts on this silo's shards too.
+                if (!await ReplicatedAsync(session, connection).ConfigureAwait(false))
+                {
+                    break;
                 }
 
                 var flush = await output.FlushAsync().ConfigureAwait(false);
@@ -103,6 +114,32 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
             Log.ClientDisconnected(logger, session.Id);
             await input.CompleteAsync().ConfigureAwait(false);
             await output.CompleteAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>
+    /// Waits until the replicas of the shards this batch's commands ran on have applied what they changed: a reply goes
+    /// out only once what it reports would survive this silo. When a shard can no longer acknowledge (it was fenced),
+    /// the connection is aborted with its replies unsent, and false returned: the client sees a dropped connection,
+    /// never a write acknowledged that may be lost.
+    /// </summary>
+    private async ValueTask<bool> ReplicatedAsync(ClientSession session, ConnectionContext connection)
+    {
+        if (!session.Context.AwaitsReplicas)
+        {
+            return true;
+        }
+
+        try
+        {
+            await session.Context.WhenReplicatedAsync().ConfigureAwait(false);
+            return true;
+        }
+        catch (InvalidOperationException exception)
+        {
+            Log.ReplicationFailed(logger, exception, session.Id);
+            connection.Abort(new ConnectionAbortedException(exception.Message, exception));
+            return false;
         }
     }
 
@@ -184,6 +221,9 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
 
         [LoggerMessage(LogEvents.ProtocolError, LogLevel.Information, "Closing client {ClientId} after a protocol error: {Error}")]
         public static partial void ProtocolError(ILogger logger, long clientId, string? error);
+
+        [LoggerMessage(LogEvents.ReplicationFailed, LogLevel.Warning, "Closing client {ClientId} unanswered: a shard its commands ran on can no longer acknowledge writes")]
+        public static partial void ReplicationFailed(ILogger logger, Exception exception, long clientId);
 
         [LoggerMessage(LogEvents.CommandFailed, LogLevel.Error, "Command {Command} of client {ClientId} failed")]
         public static partial void CommandFailed(ILogger logger, Exception exception, long clientId, string? command);

@@ -39,13 +39,13 @@ public sealed class PostgresClusterTests(PostgresServer server, ITestOutputHelpe
         await cluster.StartAllAsync();
         await cluster.WaitSettledAsync(3, TimeSpan.FromSeconds(90));
 
-        await using var services = ClientFor(cluster);
+        await using var services = ClusterKeys.ClientFor(cluster);
         var client = services.GetRequiredService<ICubbyClient>();
         var keys = Enumerable.Range(0, KeyCount).Select(i => $"bulk:{i}").ToArray();
-        await WriteAllAsync(client, keys);
+        await ClusterKeys.WriteAllAsync(client, keys);
 
         // Plain redis-cli (no -c) on one silo reads keys whose shards are on the others.
-        var owners = await OwnersAsync(cluster, 0);
+        var owners = await ClusterKeys.OwnersAsync(cluster, 0);
         var shardMap = new ShardMap(SlotCount);
         var foreign = keys.First(key => owners[shardMap.SlotOf(Encoding.UTF8.GetBytes(key))] != $"127.0.0.1:{cluster.RespPort(0)}");
         Assert.Equal(foreign, (await RedisTools.CliOutputAsync(cluster.RespPort(0), "GET", foreign)).Trim());
@@ -77,13 +77,13 @@ public sealed class PostgresClusterTests(PostgresServer server, ITestOutputHelpe
             Assert.True(lost.Count == 0, $"{lost.Count} acknowledged writes lost, first: {string.Join(", ", lost.Take(5))}{cluster.DescribeAll()}");
         }
 
-        var missing = await FindMissingAsync(client, keys);
+        var missing = await ClusterKeys.FindMissingAsync(client, keys);
         output.WriteLine($"after the rolling restart: {missing.Count} of {KeyCount} keys lost");
         Assert.Empty(missing);
 
         // kill -9 under load: calls succeed again once Orleans has declared the silo dead.
         const int Victim = 1;
-        owners = await OwnersAsync(cluster, 0);
+        owners = await ClusterKeys.OwnersAsync(cluster, 0);
         var victimEndpoint = $"127.0.0.1:{cluster.RespPort(Victim)}";
         var victimKeys = keys.Where(key => owners[shardMap.SlotOf(Encoding.UTF8.GetBytes(key))] == victimEndpoint).ToArray();
         var survivingKeys = keys.Except(victimKeys).ToArray();
@@ -92,14 +92,14 @@ public sealed class PostgresClusterTests(PostgresServer server, ITestOutputHelpe
         {
             await Cubby.Tests.Client.Poll.UntilAsync(() => load.Calls > 1_000, TimeSpan.FromSeconds(30), "load before the kill");
             cluster.Kill(Victim);
-            var recovered = await WaitUntilKeysAnswerAsync(client, victimKeys.Take(50).ToArray(), TimeSpan.FromSeconds(60));
+            var recovered = await ClusterKeys.WaitUntilKeysAnswerAsync(client, victimKeys.Take(50).ToArray(), TimeSpan.FromSeconds(60));
             output.WriteLine($"kill -9: calls for the dead silo's shards succeed again after {recovered.TotalSeconds:0.0} s");
             Assert.True(recovered < TimeSpan.FromSeconds(15), $"calls succeeded again only after {recovered}{cluster.DescribeAll()}");
             await load.StopAsync();
             output.WriteLine($"during the kill: {load.Calls} calls, {load.Failures.Count} failed, longest {load.LongestCall.TotalMilliseconds:0} ms");
         }
 
-        Assert.Empty(await FindMissingAsync(client, survivingKeys));
+        Assert.Empty(await ClusterKeys.FindMissingAsync(client, survivingKeys));
         Assert.Equal(OrleansDead, await VictimStatusAsync(clusterId, cluster.SiloPort(Victim)));
 
         // Started again on its endpoint, it rejoins as a new generation and its shards come home with their data.
@@ -120,7 +120,7 @@ public sealed class PostgresClusterTests(PostgresServer server, ITestOutputHelpe
             Assert.Equal("after", Encoding.UTF8.GetString((await client.GetAsync(key))!));
         }
 
-        Assert.Empty(await FindMissingAsync(client, survivingKeys));
+        Assert.Empty(await ClusterKeys.FindMissingAsync(client, survivingKeys));
     }
 
     /// <summary>
@@ -137,10 +137,10 @@ public sealed class PostgresClusterTests(PostgresServer server, ITestOutputHelpe
         using var cluster = new ProcessCluster(ConnectionString, $"hops-{Guid.NewGuid():N}", 3, SlotCount);
         await cluster.StartAllAsync();
         await cluster.WaitSettledAsync(3, TimeSpan.FromSeconds(90));
-        await using var services = ClientFor(cluster);
+        await using var services = ClusterKeys.ClientFor(cluster);
         var client = services.GetRequiredService<ICubbyClient>();
         var keys = Enumerable.Range(0, 2_000).Select(i => $"hop:{i}").ToArray();
-        await WriteAllAsync(client, keys);
+        await ClusterKeys.WriteAllAsync(client, keys);
 
         // The client learns which gateway holds each shard as calls find them; the measure starts once all three run some.
         var batches = Assert.IsType<CubbyClient>(client).Batches!;
@@ -171,27 +171,6 @@ public sealed class PostgresClusterTests(PostgresServer server, ITestOutputHelpe
             }
         })));
 
-    /// <summary>The RESP endpoint of the silo each shard is active on, asked with CUBBY.OWNER through one silo.</summary>
-    private static async Task<string[]> OwnersAsync(ProcessCluster cluster, int through)
-    {
-        var shardMap = new ShardMap(cluster.SlotCount);
-        var owners = new string[cluster.SlotCount];
-        await using var client = await RespTestClient.ConnectAsync(cluster[through].RespEndPoint);
-        for (int i = 0, found = 0; found < cluster.SlotCount; i++)
-        {
-            var key = $"owner-probe:{i}";
-            var slot = shardMap.SlotOf(Encoding.UTF8.GetBytes(key));
-            if (owners[slot] is null)
-            {
-                var reply = await client.CallAsync("CUBBY.OWNER", key);
-                owners[slot] = reply.Items[1].AsString()!;
-                found++;
-            }
-        }
-
-        return owners;
-    }
-
     private async Task<long> VictimStatusAsync(string clusterId, int siloPort)
     {
         await using var connection = new NpgsqlConnection(ConnectionString);
@@ -200,73 +179,5 @@ public sealed class PostgresClusterTests(PostgresServer server, ITestOutputHelpe
         command.Parameters.AddWithValue("cluster", clusterId);
         command.Parameters.AddWithValue("port", siloPort);
         return Convert.ToInt64(await command.ExecuteScalarAsync(), CultureInfo.InvariantCulture);
-    }
-
-    private static ServiceProvider ClientFor(ProcessCluster cluster)
-    {
-        var services = new ServiceCollection();
-        services.AddLogging();
-        // The client finds the gateways where the silos find each other: the membership table.
-        services.AddCubbyClient(options =>
-        {
-            options.Clustering.ConnectionString = cluster.ConnectionString;
-            options.ClusterId = cluster.ClusterId;
-            options.SlotCount = cluster.SlotCount;
-        });
-        return services.BuildServiceProvider();
-    }
-
-    private static async Task WriteAllAsync(ICubbyClient client, string[] keys)
-    {
-        const int Parallel = 64;
-        await Task.WhenAll(Enumerable.Range(0, Parallel).Select(async lane =>
-        {
-            for (var i = lane; i < keys.Length; i += Parallel)
-            {
-                await client.PutAsync(keys[i], Encoding.UTF8.GetBytes(keys[i]));
-            }
-        }));
-    }
-
-    private static async Task<List<string>> FindMissingAsync(ICubbyClient client, string[] keys)
-    {
-        const int Parallel = 64;
-        var missing = new System.Collections.Concurrent.ConcurrentBag<string>();
-        await Task.WhenAll(Enumerable.Range(0, Parallel).Select(async lane =>
-        {
-            for (var i = lane; i < keys.Length; i += Parallel)
-            {
-                var value = await client.GetAsync(keys[i]);
-                if (value is null || Encoding.UTF8.GetString(value) != keys[i])
-                {
-                    missing.Add(keys[i]);
-                }
-            }
-        }));
-        return [.. missing.Take(20)];
-    }
-
-    /// <summary>Time until every key answers a write and a read without error.</summary>
-    private static async Task<TimeSpan> WaitUntilKeysAnswerAsync(ICubbyClient client, string[] keys, TimeSpan timeout)
-    {
-        var clock = Stopwatch.StartNew();
-        while (clock.Elapsed < timeout)
-        {
-            try
-            {
-                foreach (var key in keys)
-                {
-                    await client.PutAsync(key, Encoding.UTF8.GetBytes("after"));
-                }
-
-                return clock.Elapsed;
-            }
-            catch (Exception exception) when (exception is CubbyException or TimeoutException)
-            {
-                await Task.Delay(100);
-            }
-        }
-
-        return clock.Elapsed;
     }
 }

@@ -17,7 +17,7 @@ internal sealed class ProcessCluster : IDisposable
     // What stopped and killed silos wrote, so a failure can show how the silo that lost something left.
     private readonly List<string> _retired = [];
 
-    public ProcessCluster(string connectionString, string clusterId, int silos, int slotCount)
+    public ProcessCluster(string connectionString, string clusterId, int silos, int slotCount, params string[] arguments)
     {
         SlotCount = slotCount;
         ConnectionString = connectionString;
@@ -31,6 +31,7 @@ internal sealed class ProcessCluster : IDisposable
             "--Cubby:MaxMemoryBytes", "536870912",
             "--Logging:LogLevel:Default", "Warning",
             "--Logging:LogLevel:Cubby", "Information",
+            .. arguments,
         ];
         _ports = [.. Enumerable.Range(0, silos).Select(_ => (SiloProcess.FreePort(), SiloProcess.FreePort(), SiloProcess.FreePort()))];
         _silos = new SiloProcess?[silos];
@@ -48,6 +49,9 @@ internal sealed class ProcessCluster : IDisposable
     public int RespPort(int index) => _ports[index].Resp;
 
     public int SiloPort(int index) => _ports[index].Silo;
+
+    /// <summary>The Orleans silo endpoint of the silo at <paramref name="index"/>, as silos rank each other by it.</summary>
+    public string SiloEndpoint(int index) => $"127.0.0.1:{_ports[index].Silo}";
 
     public IEnumerable<string> Endpoints => _ports.Select(port => $"127.0.0.1:{port.Resp}");
 

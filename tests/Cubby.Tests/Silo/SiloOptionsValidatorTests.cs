@@ -19,6 +19,7 @@ public sealed class SiloOptionsValidatorTests
         { "Cubby:Clustering:ProbeTimeout", options => options.Clustering.ProbeTimeout = TimeSpan.Zero },
         { "Cubby:Clustering:CallTimeout", options => options.Clustering.CallTimeout = TimeSpan.FromSeconds(-1) },
         { "Cubby:NativeHeapTrimInterval", options => options.NativeHeapTrimInterval = TimeSpan.FromSeconds(-1) },
+        { "Cubby:Replicas", options => options.Replicas = 3 },
     };
 
     [Fact]

@@ -1,0 +1,36 @@
+namespace Cubby.Grains.Replication;
+
+/// <summary>
+/// The changes one turn made to a shard, as the primary sends them to its replicas: each changed key's state at the end
+/// of the turn, so applying batches in sequence order leaves a replica holding what the primary held.
+/// </summary>
+/// <param name="Sequence">The batch's number in its primary's sequence, from 1, without gaps.</param>
+/// <param name="Cleared">Whether the shard was emptied first (FLUSHALL, FLUSHDB).</param>
+/// <param name="Upserts">The keys written, with their values and expiry, as one migration chunk; null when none.</param>
+/// <param name="Removed">The keys removed: deleted, expired or evicted.</param>
+[GenerateSerializer]
+[Immutable]
+[Alias("cubby.replica-batch")]
+internal sealed record ReplicaBatch(
+    [property: Id(0)] long Sequence,
+    [property: Id(1)] bool Cleared,
+    [property: Id(2)] byte[]? Upserts,
+    [property: Id(3)] byte[][] Removed);
+
+/// <summary>What a replica answers its primary.</summary>
+[GenerateSerializer]
+[Alias("cubby.replica-answer")]
+internal enum ReplicaAnswer
+{
+    /// <summary>The batches (or the snapshot) are applied.</summary>
+    Applied,
+
+    /// <summary>The replica does not follow this primary's sequence (it is new, or missed a batch): send a snapshot.</summary>
+    NeedsSnapshot,
+
+    /// <summary>
+    /// A newer primary of the shard, or the shard itself, is on the replica's silo: the sender is no longer the shard's
+    /// primary and must not acknowledge writes.
+    /// </summary>
+    Fenced,
+}

@@ -1,0 +1,25 @@
+using Microsoft.Extensions.Logging;
+using Orleans.Runtime.Services;
+
+namespace Cubby.Grains.Replication;
+
+/// <summary>Answers <see cref="IShardReplicaService"/> on this silo from its <see cref="ShardReplicas"/>.</summary>
+internal sealed class ShardReplicaService(GrainId id, global::Orleans.Runtime.Silo silo, ILoggerFactory loggers, ShardReplicas replicas)
+    : GrainService(id, silo, loggers), IShardReplicaService
+{
+    public Task<ReplicaAnswer> Apply(int slot, long epoch, ReplicaBatch[] batches) => Task.FromResult(replicas.Apply(slot, epoch, batches));
+
+    public Task<ReplicaAnswer> Install(int slot, long epoch, long sequence, byte[][] chunks) => Task.FromResult(replicas.Install(slot, epoch, sequence, chunks));
+
+    public Task Forget(int slot, long epoch)
+    {
+        replicas.Forget(slot, epoch);
+        return Task.CompletedTask;
+    }
+}
+
+/// <summary>Reaches the <see cref="IShardReplicaService"/> of a given silo.</summary>
+internal sealed class ShardReplicaSilos(IServiceProvider services) : GrainServiceClient<IShardReplicaService>(services)
+{
+    public IShardReplicaService Of(SiloAddress silo) => GetGrainService(silo);
+}

@@ -1,0 +1,152 @@
+using System.Buffers;
+using Cubby.Grains.Migration;
+using Cubby.Grains.Replication;
+using Cubby.Grains.Storage;
+
+namespace Cubby.Grains;
+
+internal sealed partial class Shard
+{
+    private ShardReplicator? _replicator;
+
+    // Keys changed in the current turn, and whether the shard was emptied in it; sealed into a batch when the turn ends.
+    private HashSet<byte[]>? _changed;
+    private bool _cleared;
+    private long _sealed;
+
+    /// <summary>The last sequence number sealed into a batch for the replicas.</summary>
+    public long SealedSequence => Volatile.Read(ref _sealed);
+
+    /// <summary>Whether a replicator takes this shard's changes.</summary>
+    public bool Replicated => _replicator is not null;
+
+    /// <summary>
+    /// From now on every change made in a turn is sealed into a <see cref="ReplicaBatch"/> for
+    /// <paramref name="replicator"/> when that turn ends: the keys' states at that moment, in sequence.
+    /// </summary>
+    public void ReplicateTo(ShardReplicator replicator)
+    {
+        lock (_turn)
+        {
+            _replicator = replicator;
+            _changed = new HashSet<byte[]>(ByteKeyComparer.Instance);
+        }
+    }
+
+    /// <summary>
+    /// Completes once every change sealed so far has been applied by the replicas: a caller that ran in this shard's
+    /// turn waits for it before answering, so what it answers (its own write, or one it read) survives its silo.
+    /// </summary>
+    public ValueTask WhenReplicatedAsync() =>
+        _replicator is { } replicator ? replicator.WhenAcknowledgedAsync(SealedSequence) : ValueTask.CompletedTask;
+
+    /// <summary>
+    /// Everything the shard holds now as migration chunks, and the sequence number they include changes up to: what a
+    /// new replica starts from before it takes the batches after that number.
+    /// </summary>
+    public (byte[][] Chunks, long Sequence) Snapshot(int maxChunkBytes)
+    {
+        lock (_turn)
+        {
+            SealChanges();
+            var chunks = new List<byte[]>();
+            var cursor = 0;
+            var chunk = new ArrayBufferWriter<byte>();
+            while (WriteChunk(ref cursor, maxChunkBytes, chunk))
+            {
+                chunks.Add(chunk.WrittenSpan.ToArray());
+                chunk.ResetWrittenCount();
+            }
+
+            return ([.. chunks], _sealed);
+        }
+    }
+
+    /// <summary>Applies a batch of another silo's primary to this shard, which holds that primary's replica.</summary>
+    public void Apply(ReplicaBatch batch)
+    {
+        lock (_turn)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            if (batch.Cleared)
+            {
+                _budget.Release(_store.UsedBytes);
+                _store.Clear();
+            }
+
+            foreach (var key in batch.Removed)
+            {
+                var index = _store.IndexOf(key);
+                if (index >= 0)
+                {
+                    RemoveEntry(index);
+                }
+            }
+        }
+
+        if (batch.Upserts is { } upserts)
+        {
+            Install(upserts);
+        }
+    }
+
+    /// <summary>Records that <paramref name="key"/> changed in this turn: for watchers, and for the replicas.</summary>
+    private void Changed(ReadOnlySpan<byte> key)
+    {
+        _watches.Changed(key);
+        if (_changed is { } changed && !changed.GetAlternateLookup<ReadOnlySpan<byte>>().Contains(key))
+        {
+            changed.Add(key.ToArray());
+            if (changed.Count == 1)
+            {
+                _replicator!.Signal();
+            }
+        }
+    }
+
+    /// <summary>Records that every key changed (the shard was emptied).</summary>
+    private void ChangedAll()
+    {
+        _watches.ChangedAll();
+        if (_changed is { } changed)
+        {
+            changed.Clear();
+            _cleared = true;
+            _replicator!.Signal();
+        }
+    }
+
+    /// <summary>Seals this turn's changes into the replicator's next batch: each changed key as it is now, or removed.</summary>
+    private void SealChanges()
+    {
+        if (_changed is not { } changed || (changed.Count == 0 && !_cleared) || _disposed)
+        {
+            return;
+        }
+
+        var now = Now();
+        ArrayBufferWriter<byte>? upserts = null;
+        MigrationChunkWriter? chunk = null;
+        List<byte[]>? removed = null;
+        foreach (var key in changed)
+        {
+            var index = _store.IndexOf(key);
+            if (index >= 0 && !_store.MetadataAt(index).IsExpiredAt(now))
+            {
+                upserts ??= new ArrayBufferWriter<byte>();
+                chunk ??= new MigrationChunkWriter(upserts, Slot);
+                chunk.Append(key, _store.ValueAt(index), _store.MetadataAt(index));
+            }
+            else
+            {
+                (removed ??= []).Add(key);
+            }
+        }
+
+        chunk?.Complete();
+        var batch = new ReplicaBatch(++_sealed, _cleared, upserts?.WrittenSpan.ToArray(), removed?.ToArray() ?? []);
+        changed.Clear();
+        _cleared = false;
+        _replicator!.Enqueue(batch);
+    }
+}

@@ -1,0 +1,121 @@
+using System.Diagnostics;
+using System.Text;
+using Cubby.Client;
+using Cubby.Sharding;
+using Cubby.Tests.Infrastructure;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace Cubby.Tests.Orleans;
+
+/// <summary>Keys on a <see cref="ProcessCluster"/>: a client that finds it, writing and checking many keys, and where their shards are.</summary>
+internal static class ClusterKeys
+{
+    /// <summary>The RESP endpoint of the silo each shard is active on, asked with CUBBY.OWNER through one silo.</summary>
+    public static async Task<string[]> OwnersAsync(ProcessCluster cluster, int through)
+    {
+        var shardMap = new ShardMap(cluster.SlotCount);
+        var owners = new string[cluster.SlotCount];
+        await using var client = await RespTestClient.ConnectAsync(cluster[through].RespEndPoint);
+        for (int i = 0, found = 0; found < cluster.SlotCount; i++)
+        {
+            var key = $"owner-probe:{i}";
+            var slot = shardMap.SlotOf(Encoding.UTF8.GetBytes(key));
+            if (owners[slot] is null)
+            {
+                var reply = await client.CallAsync("CUBBY.OWNER", key);
+                owners[slot] = reply.Items[1].AsString()!;
+                found++;
+            }
+        }
+
+        return owners;
+    }
+
+    public static ServiceProvider ClientFor(ProcessCluster cluster)
+    {
+        var services = new ServiceCollection();
+        services.AddLogging();
+        // The client finds the gateways where the silos find each other: the membership table.
+        services.AddCubbyClient(options =>
+        {
+            options.Clustering.ConnectionString = cluster.ConnectionString;
+            options.ClusterId = cluster.ClusterId;
+            options.SlotCount = cluster.SlotCount;
+        });
+        return services.BuildServiceProvider();
+    }
+
+    public static async Task WriteAllAsync(ICubbyClient client, string[] keys)
+    {
+        const int Parallel = 64;
+        await Task.WhenAll(Enumerable.Range(0, Parallel).Select(async lane =>
+        {
+            for (var i = lane; i < keys.Length; i += Parallel)
+            {
+                await client.PutAsync(keys[i], Encoding.UTF8.GetBytes(keys[i]));
+            }
+        }));
+    }
+
+    public static async Task<List<string>> FindMissingAsync(ICubbyClient client, string[] keys)
+    {
+        const int Parallel = 64;
+        var missing = new System.Collections.Concurrent.ConcurrentBag<string>();
+        await Task.WhenAll(Enumerable.Range(0, Parallel).Select(async lane =>
+        {
+            for (var i = lane; i < keys.Length; i += Parallel)
+            {
+                var value = await client.GetAsync(keys[i]);
+                if (value is null || Encoding.UTF8.GetString(value) != keys[i])
+                {
+                    missing.Add(keys[i]);
+                }
+            }
+        }));
+        return [.. missing.Take(20)];
+    }
+
+    /// <summary>Time until every key answers a write and a read without error.</summary>
+    public static async Task<TimeSpan> WaitUntilKeysAnswerAsync(ICubbyClient client, string[] keys, TimeSpan timeout)
+    {
+        var clock = Stopwatch.StartNew();
+        while (clock.Elapsed < timeout)
+        {
+            try
+            {
+                foreach (var key in keys)
+                {
+                    await client.PutAsync(key, Encoding.UTF8.GetBytes("after"));
+                }
+
+                return clock.Elapsed;
+            }
+            catch (Exception exception) when (exception is CubbyException or TimeoutException)
+            {
+                await Task.Delay(100);
+            }
+        }
+
+        return clock.Elapsed;
+    }
+
+    /// <summary>Time until a read of all <paramref name="keys"/> at once answers without error (whether or not they are found).</summary>
+    public static async Task<TimeSpan> WaitUntilReadsAnswerAsync(ICubbyClient client, string[] keys, TimeSpan timeout)
+    {
+        var clock = Stopwatch.StartNew();
+        while (clock.Elapsed < timeout)
+        {
+            try
+            {
+                await client.GetManyAsync(keys);
+                return clock.Elapsed;
+            }
+            catch (Exception exception) when (exception is CubbyException or TimeoutException)
+            {
+                await Task.Delay(100);
+            }
+        }
+
+        return clock.Elapsed;
+    }
+}

@@ -1,0 +1,116 @@
+using System.Text;
+using Cubby.Client;
+using Cubby.Grains.Placement;
+using Cubby.Sharding;
+using Cubby.Tests.Client;
+using Cubby.Tests.Infrastructure;
+using Microsoft.Extensions.DependencyInjection;
+using Xunit.Abstractions;
+
+namespace Cubby.Tests.Orleans;
+
+/// <summary>
+/// <c>Cubby:Replicas</c> on silo processes over a real PostgreSQL: a silo killed with SIGKILL under eight writers loses
+/// no acknowledged write, and no deleted or expired key comes back; two silos killed at once lose exactly the shards
+/// whose every copy was on them.
+/// </summary>
+[Collection(PostgresCollection.Name)]
+public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output) : IAsyncLifetime
+{
+    private const int SlotCount = 256;
+    private readonly string _schema = $"cubby_replicas_{Guid.NewGuid():N}";
+
+    private string ConnectionString => server.ConnectionStringFor(_schema);
+
+    public Task InitializeAsync() => server.ExecuteAsync($"CREATE SCHEMA {_schema}");
+
+    public Task DisposeAsync() => server.ExecuteAsync($"DROP SCHEMA {_schema} CASCADE");
+
+    [Fact]
+    public async Task A_silo_killed_under_eight_writers_loses_no_acknowledged_write()
+    {
+        using var cluster = new ProcessCluster(ConnectionString, $"replicas-{Guid.NewGuid():N}", 3, SlotCount, "--Cubby:Replicas", "1");
+        await cluster.StartAllAsync();
+        await cluster.WaitSettledAsync(3, TimeSpan.FromSeconds(90));
+        await using var services = ClusterKeys.ClientFor(cluster);
+        var client = services.GetRequiredService<ICubbyClient>();
+
+        var kept = Enumerable.Range(0, 5_000).Select(i => $"kept:{i}").ToArray();
+        await ClusterKeys.WriteAllAsync(client, kept);
+        var deleted = Enumerable.Range(0, 300).Select(i => $"deleted:{i}").ToArray();
+        await ClusterKeys.WriteAllAsync(client, deleted);
+        Assert.Equal(deleted.Length, await client.EvictManyAsync(deleted));
+        var expiring = Enumerable.Range(0, 300).Select(i => $"expiring:{i}").ToArray();
+        foreach (var key in expiring)
+        {
+            await client.PutAsync(key, Encoding.UTF8.GetBytes(key), CacheEntryOptions.ExpiresIn(TimeSpan.FromSeconds(1)));
+        }
+
+        const int Victim = 1;
+        var owners = await ClusterKeys.OwnersAsync(cluster, 0);
+        var shardMap = new ShardMap(SlotCount);
+        var victimEndpoint = $"127.0.0.1:{cluster.RespPort(Victim)}";
+        var victimKeys = kept.Where(key => owners[shardMap.SlotOf(Encoding.UTF8.GetBytes(key))] == victimEndpoint).ToArray();
+        Assert.NotEmpty(victimKeys);
+
+        await using (var load = new ClusterLoad(client, workers: 8, keySpace: 2_000, prefix: "crash"))
+        {
+            await Poll.UntilAsync(() => load.Calls > 1_000, TimeSpan.FromSeconds(30), "load before the kill");
+            cluster.Kill(Victim);
+            var recovered = await ClusterKeys.WaitUntilKeysAnswerAsync(client, victimKeys.Take(20).ToArray(), TimeSpan.FromSeconds(60));
+            await load.StopAsync();
+            output.WriteLine($"kill -9: the dead silo's shards answer again after {recovered.TotalSeconds:0.0} s; {load.Calls} calls, {load.Acknowledged.Count} keys acknowledged, {load.Failures.Count} failed, longest {load.LongestCall.TotalMilliseconds:0} ms");
+            var lost = await load.FindLostAsync(client);
+            Assert.True(lost.Count == 0, $"{lost.Count} acknowledged writes lost, first: {string.Join(", ", lost.Take(5))}{cluster.DescribeAll()}");
+        }
+
+        var missing = await ClusterKeys.FindMissingAsync(client, kept.Except(victimKeys.Take(20)).ToArray());
+        Assert.True(missing.Count == 0, $"keys written before the kill are gone, first: {string.Join(", ", missing)}{cluster.DescribeAll()}");
+        Assert.All(await client.GetManyAsync(deleted), Assert.Null);
+        Assert.All(await client.GetManyAsync(expiring), Assert.Null);
+
+        // Every surviving silo's RESP door reads the dead silo's keys, wherever their shards resumed.
+        foreach (var survivor in cluster.Running())
+        {
+            await using var resp = await RespTestClient.ConnectAsync(cluster[survivor].RespEndPoint);
+            foreach (var key in victimKeys.Skip(20).Take(100))
+            {
+                Assert.Equal(key, (await resp.CallAsync("GET", key)).AsString());
+            }
+        }
+    }
+
+    [Fact]
+    public async Task Two_silos_killed_at_once_lose_only_the_shards_whose_every_copy_was_on_them()
+    {
+        using var cluster = new ProcessCluster(ConnectionString, $"replicas-{Guid.NewGuid():N}", 4, SlotCount, "--Cubby:Replicas", "1");
+        await cluster.StartAllAsync();
+        await cluster.WaitSettledAsync(4, TimeSpan.FromSeconds(120));
+        await using var services = ClusterKeys.ClientFor(cluster);
+        var client = services.GetRequiredService<ICubbyClient>();
+        var keys = Enumerable.Range(0, 4_000).Select(i => $"pair:{i}").ToArray();
+        await ClusterKeys.WriteAllAsync(client, keys);
+
+        // A shard's copies are on the two silos that rank highest for it: its home and the next.
+        int[] victims = [1, 2];
+        var endpoints = Enumerable.Range(0, cluster.Count).Select(cluster.SiloEndpoint).ToArray();
+        var shardMap = new ShardMap(SlotCount);
+        bool EveryCopyKilled(int slot) => endpoints.Select((endpoint, index) => (Score: ShardHomes.Score(slot, endpoint), Index: index))
+            .OrderByDescending(static silo => silo.Score).Take(2).All(silo => victims.Contains(silo.Index));
+        var expectedLost = keys.Where(key => EveryCopyKilled(shardMap.SlotOf(Encoding.UTF8.GetBytes(key)))).ToHashSet();
+        Assert.NotEmpty(expectedLost);
+
+        foreach (var victim in victims)
+        {
+            cluster.Kill(victim);
+        }
+
+        // Reads answer once Orleans has declared both silos dead and their shards resumed elsewhere.
+        var recovered = await ClusterKeys.WaitUntilReadsAnswerAsync(client, keys, TimeSpan.FromSeconds(90));
+        var read = await client.GetManyAsync(keys);
+        var lost = keys.Where((key, i) => read[i] is null).ToHashSet();
+        output.WriteLine($"two silos killed: reads answer again after {recovered.TotalSeconds:0.0} s; {lost.Count} keys lost, {expectedLost.Count} expected");
+        Assert.True(lost.SetEquals(expectedLost), $"lost {lost.Count} keys, expected {expectedLost.Count}; unexpected: {string.Join(", ", lost.Except(expectedLost).Take(5))}; kept though expected lost: {string.Join(", ", expectedLost.Except(lost).Take(5))}{cluster.DescribeAll()}");
+        Assert.All(keys.Where((key, i) => read[i] is not null), key => Assert.Equal(key, Encoding.UTF8.GetString(read[Array.IndexOf(keys, key)]!)));
+    }
+}

@@ -88,8 +88,14 @@ internal sealed partial class Shard : IDisposable
     /// </summary>
     public void ExitTurn()
     {
-        SealChanges();
-        _turn.Exit();
+        try
+        {
+            SealChanges();
+        }
+        finally
+        {
+            _turn.Exit();
+        }
     }
 
     /// <summary>Holds this shard's turn until the scope is disposed: a grain call's entry operations run in it.</summary>

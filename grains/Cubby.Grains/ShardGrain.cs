@@ -29,7 +29,8 @@ internal sealed partial class ShardGrain(
     ILogger<ShardGrain> logger,
     RelayedCommandRunner commands,
     ShardReplicas replicas,
-    ShardReplicaSilos replicaSilos) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable
+    ShardReplicaSilos replicaSilos,
+    ReplicaLinks replicaLinks) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable
 {
     /// <summary>The grain type's name, stable across versions: the directory and reminders know shards by it.</summary>
     public const string GrainTypeName = "cubby-shard";
@@ -80,7 +81,7 @@ internal sealed partial class ShardGrain(
         catalog.Attach(Id, _shard);
         if (catalog.Options.Replicas > 0)
         {
-            _replicator = ShardReplicator.Start(_shard, catalog.Options.Replicas, homes.MembershipVersion, homes, replicaSilos, logger);
+            _replicator = ShardReplicator.Start(_shard, catalog.Options.Replicas, homes.MembershipVersion, homes, replicaSilos, replicaLinks, logger);
         }
 
         // A reminder-table round trip (PostgreSQL in Postgres mode, or a reminder service still starting): the shard

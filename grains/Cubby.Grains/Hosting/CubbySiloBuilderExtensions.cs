@@ -65,6 +65,7 @@ public static class CubbySiloBuilderExtensions
         silo.Services.AddSingleton<Replication.ShardReplicas>();
         silo.AddGrainService<Replication.ShardReplicaService>();
         silo.Services.AddSingleton<Replication.ShardReplicaSilos>();
+        silo.Services.AddSingleton<Replication.ReplicaLinks>();
         silo.Services.AddHostedService<ExpiryService>();
         if (options.Store == EntryStoreKind.Native && options.NativeHeapTrimInterval > TimeSpan.Zero)
         {

@@ -18,6 +18,7 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
     private static readonly GrainType ShardGrainType = GrainType.Create(ShardGrain.GrainTypeName);
 
     private ImmutableHashSet<SiloAddress> _departing = [];
+    private long _departures;
 
     /// <summary>This silo.</summary>
     public SiloAddress Self => local.SiloAddress;
@@ -32,6 +33,7 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
     public void MarkDeparting(SiloAddress silo)
     {
         var members = membership.CurrentSnapshot;
+        Interlocked.Increment(ref _departures);
         ImmutableInterlocked.Update(ref _departing, static (departing, state) =>
             departing.Except(departing.Where(address => state.Members.GetSiloStatus(address) == SiloStatus.Dead)).Add(state.Silo), (Members: members, Silo: silo));
     }
@@ -62,6 +64,12 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
 
     /// <summary>The membership version this silo has seen: it only grows, so it orders who became a shard's primary when.</summary>
     public long MembershipVersion => membership.CurrentSnapshot.Version.Value;
+
+    /// <summary>
+    /// Grows whenever what the homes are made of may have changed (membership, or a silo saying it departs): a ranking
+    /// made at one stamp holds until the stamp moves.
+    /// </summary>
+    public long RankingStamp => MembershipVersion + Volatile.Read(ref _departures);
 
     /// <summary>
     /// Where <paramref name="shard"/>'s replicas belong: the <paramref name="count"/> best-ranked homes after this silo's

@@ -10,12 +10,12 @@ namespace Cubby.Grains.Replication;
 [Alias("cubby.shard-replicas")]
 internal interface IShardReplicaService : IGrainService
 {
-    /// <summary>Applies a primary's batches, in order, if they follow what this replica holds.</summary>
-    /// <param name="slot">The shard.</param>
-    /// <param name="epoch">The primary's epoch: the cluster membership version when it became primary.</param>
-    /// <param name="batches">Consecutive batches; those already applied are skipped.</param>
-    [Alias("apply")]
-    Task<ReplicaAnswer> Apply(int slot, long epoch, ReplicaBatch[] batches);
+    /// <summary>Applies each shipment's batches to its shard's replica, in order, if they follow what that replica holds.</summary>
+    /// <param name="shipments">Batches of the sending silo's primaries, any number of shards.</param>
+    /// <returns>One answer per shipment, in the same order.</returns>
+    [Alias("apply-all")]
+    [ResponseTimeout("00:00:05")]
+    Task<ReplicaAnswer[]> ApplyAll(ReplicaShipment[] shipments);
 
     /// <summary>Replaces the replica with a primary's snapshot, taken when its sequence stood at <paramref name="sequence"/>.</summary>
     /// <param name="slot">The shard.</param>
@@ -23,6 +23,7 @@ internal interface IShardReplicaService : IGrainService
     /// <param name="sequence">The last batch the snapshot includes.</param>
     /// <param name="chunks">The shard's entries as migration chunks.</param>
     [Alias("install")]
+    [ResponseTimeout("00:00:10")]
     Task<ReplicaAnswer> Install(int slot, long epoch, long sequence, byte[][] chunks);
 
     /// <summary>Drops the replica of a primary of <paramref name="epoch"/> or older: this silo is no longer one of its replicas.</summary>

@@ -17,6 +17,18 @@ internal sealed record ReplicaBatch(
     [property: Id(2)] byte[]? Upserts,
     [property: Id(3)] byte[][] Removed);
 
+/// <summary>Batches of one shard's primary for its replica on the receiving silo.</summary>
+/// <param name="Slot">The shard.</param>
+/// <param name="Epoch">The primary's epoch: the cluster membership version when it became primary.</param>
+/// <param name="Batches">Consecutive batches; those the replica already applied are skipped.</param>
+[GenerateSerializer]
+[Immutable]
+[Alias("cubby.replica-shipment")]
+internal sealed record ReplicaShipment(
+    [property: Id(0)] int Slot,
+    [property: Id(1)] long Epoch,
+    [property: Id(2)] ReplicaBatch[] Batches);
+
 /// <summary>What a replica answers its primary.</summary>
 [GenerateSerializer]
 [Alias("cubby.replica-answer")]

@@ -7,7 +7,8 @@ namespace Cubby.Grains.Replication;
 internal sealed class ShardReplicaService(GrainId id, global::Orleans.Runtime.Silo silo, ILoggerFactory loggers, ShardReplicas replicas)
     : GrainService(id, silo, loggers), IShardReplicaService
 {
-    public Task<ReplicaAnswer> Apply(int slot, long epoch, ReplicaBatch[] batches) => Task.FromResult(replicas.Apply(slot, epoch, batches));
+    public Task<ReplicaAnswer[]> ApplyAll(ReplicaShipment[] shipments) =>
+        Task.FromResult(Array.ConvertAll(shipments, shipment => replicas.Apply(shipment.Slot, shipment.Epoch, shipment.Batches)));
 
     public Task<ReplicaAnswer> Install(int slot, long epoch, long sequence, byte[][] chunks) => Task.FromResult(replicas.Install(slot, epoch, sequence, chunks));
 

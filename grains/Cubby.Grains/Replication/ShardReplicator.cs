@@ -21,6 +21,7 @@ internal sealed partial class ShardReplicator : IDisposable
     private readonly long _epoch;
     private readonly ShardHomes _homes;
     private readonly ShardReplicaSilos _silos;
+    private readonly ReplicaLinks _links;
     private readonly ILogger _logger;
     private readonly Lock _gate = new();
     private readonly List<ReplicaBatch> _batches = [];
@@ -29,11 +30,16 @@ internal sealed partial class ShardReplicator : IDisposable
     private readonly SemaphoreSlim _wake = new(0);
     private readonly CancellationTokenSource _stopping = new();
     private long _acknowledged;
+
+    // The replicas' silos as last ranked, and the ranking stamp they were ranked at (-1: never).
+    private SiloAddress[] _targets = [];
+    private long _targetsVersion = -1;
     private Exception? _fenced;
     private Task _loop = Task.CompletedTask;
 
-    public ShardReplicator(Shard shard, int replicas, long epoch, ShardHomes homes, ShardReplicaSilos silos, ILogger logger)
+    public ShardReplicator(Shard shard, int replicas, long epoch, ShardHomes homes, ShardReplicaSilos silos, ReplicaLinks links, ILogger logger)
     {
+        _links = links;
         _shard = shard;
         _replicas = replicas;
         _epoch = epoch;
@@ -46,24 +52,46 @@ internal sealed partial class ShardReplicator : IDisposable
     public long Acknowledged => Volatile.Read(ref _acknowledged);
 
     /// <summary>Starts replicating <paramref name="shard"/>'s changes, the first replicas getting a snapshot.</summary>
-    public static ShardReplicator Start(Shard shard, int replicas, long epoch, ShardHomes homes, ShardReplicaSilos silos, ILogger logger)
+    public static ShardReplicator Start(Shard shard, int replicas, long epoch, ShardHomes homes, ShardReplicaSilos silos, ReplicaLinks links, ILogger logger)
     {
-        var replicator = new ShardReplicator(shard, replicas, epoch, homes, silos, logger);
+        var replicator = new ShardReplicator(shard, replicas, epoch, homes, silos, links, logger);
         shard.ReplicateTo(replicator);
         replicator._loop = Task.Run(replicator.RunAsync);
         replicator.Signal();
         return replicator;
     }
 
-    /// <summary>Takes a batch sealed in the shard's turn.</summary>
+    /// <summary>
+    /// Takes a batch sealed in the shard's turn. While the shard has nowhere to keep a copy (a cluster of one silo) and
+    /// membership has not changed since that was last found, the batch is acknowledged at once: a caller of a lone silo
+    /// never waits for the sender, which needs a thread-pool thread that a starved pool may not give it in time.
+    /// </summary>
     public void Enqueue(ReplicaBatch batch)
     {
+        List<TaskCompletionSource>? done;
         lock (_gate)
         {
-            _batches.Add(batch);
+            if (_targets.Length != 0 || _batches.Count != 0 || _fenced is not null || _targetsVersion != _homes.RankingStamp)
+            {
+                _batches.Add(batch);
+                done = null;
+            }
+            else
+            {
+                // A caller may already wait for this batch: it reads the sealed number, raised before this runs.
+                Volatile.Write(ref _acknowledged, batch.Sequence);
+                done = TakeWaitersUpTo(batch.Sequence);
+            }
         }
 
-        Signal();
+        if (done is null)
+        {
+            Signal();
+        }
+        else
+        {
+            done.ForEach(static waiter => waiter.TrySetResult());
+        }
     }
 
     /// <summary>Wakes the sender: there are changes to seal or batches to send.</summary>
@@ -154,7 +182,8 @@ internal sealed partial class ShardReplicator : IDisposable
             _shard.EnterTurn();
             _shard.ExitTurn();
             var sealedUpTo = _shard.SealedSequence;
-            var targets = _homes.ReplicasOf(_shard.Slot, _replicas);
+            var version = _homes.RankingStamp;
+            var targets = version == _targetsVersion ? _targets : _homes.ReplicasOf(_shard.Slot, _replicas);
             ForgetAllBut(targets);
             var results = await Task.WhenAll(targets.Select(target => SyncAsync(target, _applied.TryGetValue(target, out var applied) ? applied : null, sealedUpTo, token))).ConfigureAwait(false);
             for (var i = 0; i < targets.Length; i++)
@@ -176,7 +205,7 @@ internal sealed partial class ShardReplicator : IDisposable
             }
 
             var acknowledged = targets.Length == 0 ? sealedUpTo : targets.Min(target => _applied.GetValueOrDefault(target));
-            Acknowledge(acknowledged);
+            Acknowledge(acknowledged, targets, version);
             if (acknowledged < sealedUpTo)
             {
                 // A replica did not answer, or must start over: try again shortly, with the ranking as it is then.
@@ -223,7 +252,7 @@ internal sealed partial class ShardReplicator : IDisposable
                 return (ReplicaAnswer.Applied, applied);
             }
 
-            var answer = await replica.Apply(_shard.Slot, _epoch, batches).WaitAsync(token).ConfigureAwait(false);
+            var answer = await _links.ApplyAsync(target, _shard.Slot, _epoch, batches).WaitAsync(token).ConfigureAwait(false);
             return answer switch
             {
                 ReplicaAnswer.Applied => (answer, batches[^1].Sequence),
@@ -249,11 +278,12 @@ internal sealed partial class ShardReplicator : IDisposable
         }
     }
 
-    private void Acknowledge(long sequence)
+    private void Acknowledge(long sequence, SiloAddress[] targets, long version)
     {
         List<TaskCompletionSource>? done = null;
         lock (_gate)
         {
+            (_targets, _targetsVersion) = (targets, version);
             if (sequence <= _acknowledged)
             {
                 return;
@@ -261,17 +291,26 @@ internal sealed partial class ShardReplicator : IDisposable
 
             Volatile.Write(ref _acknowledged, sequence);
             _batches.RemoveAll(batch => batch.Sequence <= sequence);
-            for (var i = _waiters.Count - 1; i >= 0; i--)
-            {
-                if (_waiters[i].Sequence <= sequence)
-                {
-                    (done ??= []).Add(_waiters[i].Done);
-                    _waiters.RemoveAt(i);
-                }
-            }
+            done = TakeWaitersUpTo(sequence);
         }
 
         done?.ForEach(static waiter => waiter.TrySetResult());
+    }
+
+    /// <summary>Removes the waiters for sequence numbers up to <paramref name="sequence"/>, for the caller to complete outside the lock.</summary>
+    private List<TaskCompletionSource>? TakeWaitersUpTo(long sequence)
+    {
+        List<TaskCompletionSource>? done = null;
+        for (var i = _waiters.Count - 1; i >= 0; i--)
+        {
+            if (_waiters[i].Sequence <= sequence)
+            {
+                (done ??= []).Add(_waiters[i].Done);
+                _waiters.RemoveAt(i);
+            }
+        }
+
+        return done;
     }
 
     private void Fence()

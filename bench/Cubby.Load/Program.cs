@@ -42,6 +42,11 @@ internal static class Program
             return await RunCommandAsync(() => ClusterCommand.RunAsync(clusterArguments, Console.Out)).ConfigureAwait(false);
         }
 
+        if (args is ["replicas", .. var replicasArguments])
+        {
+            return await RunCommandAsync(() => Replicas.ReplicasCommand.RunAsync(replicasArguments, Console.Out)).ConfigureAwait(false);
+        }
+
         if (args.Contains("--help") || args.Contains("-h"))
         {
             Console.WriteLine(HarnessOptions.Usage);

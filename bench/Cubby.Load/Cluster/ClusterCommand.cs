@@ -66,7 +66,8 @@ internal static class ClusterCommand
 
     private static async Task<string> MeasureAsync(ToolSet tools, int count, int callers, TimeSpan measured, SharedCertificate? tls)
     {
-        var silos = await StartClusterAsync(tools, count, tls).ConfigureAwait(false);
+        string[] links = tls is null ? [] : ["--Cubby:Clustering:Tls:CertificatePath", tls.CertificatePath, "--Cubby:Clustering:Tls:KeyPath", tls.KeyPath];
+        var silos = await DevelopmentCluster.StartAsync(tools, count, links).ConfigureAwait(false);
         try
         {
             await using var services = new ServiceCollection()
@@ -112,24 +113,6 @@ internal static class ClusterCommand
                 silo.Dispose();
             }
         }
-    }
-
-    /// <summary>The first silo keeps the Development membership table; the others join it at its silo port.</summary>
-    private static async Task<ServerProcess[]> StartClusterAsync(ToolSet tools, int count, SharedCertificate? tls)
-    {
-        var primaryPort = ServerProcess.FreePort();
-        string[] links = tls is null ? [] : ["--Cubby:Clustering:Tls:CertificatePath", tls.CertificatePath, "--Cubby:Clustering:Tls:KeyPath", tls.KeyPath];
-        string[] common = ["--Cubby:Dashboard:Enabled", "false", "--Cubby:Clustering:Mode", "Development", .. links];
-        var silos = new List<ServerProcess>
-        {
-            await ServerProcess.StartAsync(ServerKind.Cubby, tools, [.. common, "--Cubby:Clustering:SiloPort", primaryPort.ToString(CultureInfo.InvariantCulture)]).ConfigureAwait(false),
-        };
-        for (var i = 1; i < count; i++)
-        {
-            silos.Add(await ServerProcess.StartAsync(ServerKind.Cubby, tools, [.. common, "--Cubby:Clustering:PrimaryEndpoint", $"127.0.0.1:{primaryPort}"]).ConfigureAwait(false));
-        }
-
-        return [.. silos];
     }
 
     /// <summary>Each caller reads random keys until <paramref name="duration"/> has passed; returns the Gets made.</summary>

@@ -3,41 +3,40 @@ using System.Collections.Concurrent;
 namespace Cubby.Grains.Replication;
 
 /// <summary>
-/// This silo's replication stream to each other silo: the batches every primary here sends to replicas on one silo
-/// travel together, in one message at a time (<see cref="IShardReplicaService.ApplyAll"/>), instead of one message per
-/// shard. Under load many shards' batches share each message, as many changes of one shard share a batch.
+/// This silo's replication stream to each other silo: the batches every primary here posts for replicas on one silo
+/// travel together, in order, one message in flight at a time (<see cref="IShardReplicaService.ApplyAll"/>), and each
+/// primary hears its replica's answer (<see cref="ShardReplicator.OnApplied"/>). Under load many shards' batches
+/// share each message, as many changes of one shard share a batch.
 /// </summary>
 internal sealed class ReplicaLinks(ShardReplicaSilos silos)
 {
     private readonly ConcurrentDictionary<SiloAddress, ReplicaLink> _links = new();
 
-    /// <summary>Sends <paramref name="batches"/> of shard <paramref name="slot"/> to its replica on <paramref name="target"/>; completes with the replica's answer.</summary>
-    public Task<ReplicaAnswer> ApplyAsync(SiloAddress target, int slot, long epoch, ReplicaBatch[] batches) =>
-        _links.GetOrAdd(target, static (address, silos) => new ReplicaLink(silos.Of(address)), silos).ApplyAsync(new ReplicaShipment(slot, epoch, batches));
+    /// <summary>Queues <paramref name="shipment"/> for <paramref name="target"/>, behind everything posted there before.</summary>
+    public void Post(SiloAddress target, ShardReplicator sender, ReplicaShipment shipment) =>
+        _links.GetOrAdd(target, static (address, silos) => new ReplicaLink(address, silos.Of(address)), silos).Post(sender, shipment);
 
-    private sealed class ReplicaLink(IShardReplicaService replica)
+    private sealed class ReplicaLink(SiloAddress target, IShardReplicaService replica)
     {
         private readonly Lock _gate = new();
-        private List<(ReplicaShipment Shipment, TaskCompletionSource<ReplicaAnswer> Answer)> _queued = [];
+        private List<(ShardReplicator Sender, ReplicaShipment Shipment)> _queued = [];
         private bool _sending;
 
-        public Task<ReplicaAnswer> ApplyAsync(ReplicaShipment shipment)
+        public void Post(ShardReplicator sender, ReplicaShipment shipment)
         {
-            var answer = new TaskCompletionSource<ReplicaAnswer>(TaskCreationOptions.RunContinuationsAsynchronously);
-            bool send;
             lock (_gate)
             {
-                _queued.Add((shipment, answer));
-                send = !_sending;
+                _queued.Add((sender, shipment));
+                if (_sending)
+                {
+                    return;
+                }
+
                 _sending = true;
             }
 
-            if (send)
-            {
-                _ = Task.Run(SendAsync);
-            }
-
-            return answer.Task;
+            // Posted in a shard's turn: the message goes out from a pool thread, not under that turn.
+            _ = Task.Run(SendAsync);
         }
 
         /// <summary>Sends what is queued, one message at a time, until nothing is.</summary>
@@ -45,7 +44,7 @@ internal sealed class ReplicaLinks(ShardReplicaSilos silos)
         {
             while (true)
             {
-                List<(ReplicaShipment Shipment, TaskCompletionSource<ReplicaAnswer> Answer)> sending;
+                List<(ShardReplicator Sender, ReplicaShipment Shipment)> sending;
                 lock (_gate)
                 {
                     if (_queued.Count == 0)
@@ -58,19 +57,27 @@ internal sealed class ReplicaLinks(ShardReplicaSilos silos)
                     _queued = [];
                 }
 
+                ReplicaAnswer[]? answers = null;
+                Exception? failure = null;
                 try
                 {
-                    var answers = await replica.ApplyAll([.. sending.Select(static item => item.Shipment)]).ConfigureAwait(false);
-                    for (var i = 0; i < sending.Count; i++)
-                    {
-                        sending[i].Answer.TrySetResult(answers[i]);
-                    }
+                    answers = await replica.ApplyAll([.. sending.Select(static item => item.Shipment)]).ConfigureAwait(false);
                 }
                 catch (Exception exception)
                 {
-                    foreach (var (_, answer) in sending)
+                    failure = exception;
+                }
+
+                for (var i = 0; i < sending.Count; i++)
+                {
+                    var (sender, shipment) = sending[i];
+                    if (answers is not null)
                     {
-                        answer.TrySetException(exception);
+                        sender.OnApplied(target, shipment.Batches[^1].Sequence, answers[i]);
+                    }
+                    else
+                    {
+                        sender.OnFailed(target, failure!);
                     }
                 }
             }

@@ -6,11 +6,12 @@ namespace Cubby.Grains.Replication;
 
 /// <summary>
 /// Carries one primary shard's changes to its replicas, on the silos ranked after it (<see cref="ShardHomes.ReplicasOf"/>),
-/// and tells its callers when their changes are on every replica. Batches go out in sequence, as many at once as have
-/// been sealed since the last send, to every replica together; a replica that is new, or lost track, first gets a
-/// snapshot of the whole shard. A replica's silo that does not answer holds acknowledgements back until Orleans
-/// declares it dead and the ranking moves on. A replica that answers <see cref="ReplicaAnswer.Fenced"/> means another
-/// primary has taken the shard: from then on this one acknowledges nothing.
+/// and tells its callers when their changes are on every replica. A batch sealed in the shard's turn is posted at once
+/// to the stream of every replica that is in step (<see cref="ReplicaLinks"/>); a replica that is new, lost track or
+/// did not answer is brought back in step by a sender of this shard's own, with a snapshot of the whole shard or the
+/// batches it lacks, after which it streams again. A replica's silo that does not answer holds acknowledgements back
+/// until Orleans declares it dead and the ranking moves on. A replica that answers <see cref="ReplicaAnswer.Fenced"/>
+/// means another primary has taken the shard: from then on this one acknowledges nothing.
 /// </summary>
 internal sealed partial class ShardReplicator : IDisposable
 {
@@ -24,27 +25,26 @@ internal sealed partial class ShardReplicator : IDisposable
     private readonly ReplicaLinks _links;
     private readonly ILogger _logger;
     private readonly Lock _gate = new();
+
+    // Sealed batches not yet applied by every replica, in sequence order: what a replica that fell behind is sent again.
     private readonly List<ReplicaBatch> _batches = [];
     private readonly List<(long Sequence, TaskCompletionSource Done)> _waiters = [];
-    private readonly Dictionary<SiloAddress, long> _applied = [];
+    private readonly Dictionary<SiloAddress, Replica> _targets = [];
     private readonly SemaphoreSlim _wake = new(0);
     private readonly CancellationTokenSource _stopping = new();
     private long _acknowledged;
-
-    // The replicas' silos as last ranked, and the ranking stamp they were ranked at (-1: never).
-    private SiloAddress[] _targets = [];
-    private long _targetsVersion = -1;
+    private long _rankedAt = -1;
     private Exception? _fenced;
     private Task _loop = Task.CompletedTask;
 
-    public ShardReplicator(Shard shard, int replicas, long epoch, ShardHomes homes, ShardReplicaSilos silos, ReplicaLinks links, ILogger logger)
+    private ShardReplicator(Shard shard, int replicas, long epoch, ShardHomes homes, ShardReplicaSilos silos, ReplicaLinks links, ILogger logger)
     {
-        _links = links;
         _shard = shard;
         _replicas = replicas;
         _epoch = epoch;
         _homes = homes;
         _silos = silos;
+        _links = links;
         _logger = logger;
     }
 
@@ -62,39 +62,55 @@ internal sealed partial class ShardReplicator : IDisposable
     }
 
     /// <summary>
-    /// Takes a batch sealed in the shard's turn. While the shard has nowhere to keep a copy (a cluster of one silo) and
-    /// membership has not changed since that was last found, the batch is acknowledged at once: a caller of a lone silo
-    /// never waits for the sender, which needs a thread-pool thread that a starved pool may not give it in time.
+    /// Takes a batch sealed in the shard's turn and posts it to every replica in step. While the shard has nowhere to
+    /// keep a copy (a cluster of one silo) and the ranking has not changed since that was found, the batch is
+    /// acknowledged at once: a caller of a lone silo never waits for another thread.
     /// </summary>
     public void Enqueue(ReplicaBatch batch)
     {
-        List<TaskCompletionSource>? done;
+        List<TaskCompletionSource>? done = null;
+        var wake = false;
         lock (_gate)
         {
-            if (_targets.Length != 0 || _batches.Count != 0 || _fenced is not null || _targetsVersion != _homes.RankingStamp)
+            if (_fenced is not null)
             {
-                _batches.Add(batch);
-                done = null;
+                // Its callers fail at once (WhenAcknowledgedAsync); nothing more is sent.
+                return;
             }
-            else
+
+            var ranked = _rankedAt == _homes.RankingStamp;
+            if (ranked && _targets.Count == 0 && _batches.Count == 0)
             {
                 // A caller may already wait for this batch: it reads the sealed number, raised before this runs.
                 Volatile.Write(ref _acknowledged, batch.Sequence);
                 done = TakeWaitersUpTo(batch.Sequence);
             }
+            else
+            {
+                _batches.Add(batch);
+                wake = !ranked || _targets.Count == 0;
+                foreach (var (target, replica) in _targets)
+                {
+                    if (replica.Streaming)
+                    {
+                        _links.Post(target, this, new ReplicaShipment(_shard.Slot, _epoch, [batch]));
+                    }
+                    else
+                    {
+                        wake = true;
+                    }
+                }
+            }
         }
 
-        if (done is null)
+        done?.ForEach(static waiter => waiter.TrySetResult());
+        if (wake)
         {
             Signal();
         }
-        else
-        {
-            done.ForEach(static waiter => waiter.TrySetResult());
-        }
     }
 
-    /// <summary>Wakes the sender: there are changes to seal or batches to send.</summary>
+    /// <summary>Wakes the sender: there are changes to seal, or a replica to bring in step.</summary>
     public void Signal()
     {
         if (_wake.CurrentCount == 0)
@@ -127,6 +143,57 @@ internal sealed partial class ShardReplicator : IDisposable
             _waiters.Add((sequence, done));
             return new ValueTask(done.Task);
         }
+    }
+
+    /// <summary>A replica's answer to batches up to <paramref name="sequence"/> posted on its stream.</summary>
+    public void OnApplied(SiloAddress target, long sequence, ReplicaAnswer answer)
+    {
+        List<TaskCompletionSource>? done = null;
+        lock (_gate)
+        {
+            if (!_targets.TryGetValue(target, out var replica))
+            {
+                return;
+            }
+
+            switch (answer)
+            {
+                case ReplicaAnswer.Applied:
+                    replica.Applied = Math.Max(replica.Applied, sequence);
+                    done = AcknowledgeInStep();
+                    break;
+                case ReplicaAnswer.NeedsSnapshot:
+                    (replica.Streaming, replica.NeedsSnapshot) = (false, true);
+                    break;
+            }
+        }
+
+        done?.ForEach(static waiter => waiter.TrySetResult());
+        if (answer == ReplicaAnswer.Fenced)
+        {
+            Fence();
+        }
+        else if (answer == ReplicaAnswer.NeedsSnapshot)
+        {
+            Signal();
+        }
+    }
+
+    /// <summary>A replica's stream could not deliver: the replica is brought back in step by the sender.</summary>
+    public void OnFailed(SiloAddress target, Exception exception)
+    {
+        lock (_gate)
+        {
+            if (!_targets.TryGetValue(target, out var replica) || !replica.Streaming)
+            {
+                return;
+            }
+
+            replica.Streaming = false;
+        }
+
+        LogReplicaUnreachable(_logger, exception, _shard.Slot, target);
+        Signal();
     }
 
     /// <summary>
@@ -171,6 +238,7 @@ internal sealed partial class ShardReplicator : IDisposable
         _wake.Dispose();
     }
 
+    /// <summary>Seals changes made outside a caller's turn, follows the ranking, and brings replicas that are out of step back in.</summary>
     private async Task RunAsync()
     {
         var token = _stopping.Token;
@@ -181,123 +249,152 @@ internal sealed partial class ShardReplicator : IDisposable
             // Changes made outside a caller's turn (expiry, eviction, a flush) are sealed by this turn.
             _shard.EnterTurn();
             _shard.ExitTurn();
-            var sealedUpTo = _shard.SealedSequence;
-            var version = _homes.RankingStamp;
-            var targets = version == _targetsVersion ? _targets : _homes.ReplicasOf(_shard.Slot, _replicas);
-            ForgetAllBut(targets);
-            var results = await Task.WhenAll(targets.Select(target => SyncAsync(target, _applied.TryGetValue(target, out var applied) ? applied : null, sealedUpTo, token))).ConfigureAwait(false);
-            for (var i = 0; i < targets.Length; i++)
+            Rank();
+            var behind = new List<(SiloAddress Target, bool NeedsSnapshot)>();
+            List<TaskCompletionSource>? done;
+            lock (_gate)
             {
-                if (results[i].Answer == ReplicaAnswer.Fenced)
+                foreach (var (target, replica) in _targets)
                 {
-                    Fence();
-                    return;
+                    if (!replica.Streaming)
+                    {
+                        behind.Add((target, replica.NeedsSnapshot));
+                    }
                 }
 
-                if (results[i].Applied is { } applied)
+                done = _targets.Count == 0 ? AcknowledgeAlone() : AcknowledgeInStep();
+            }
+
+            done?.ForEach(static waiter => waiter.TrySetResult());
+            var retry = false;
+            foreach (var (target, needsSnapshot) in behind)
+            {
+                switch (await CatchUpAsync(target, needsSnapshot, token).ConfigureAwait(false))
                 {
-                    _applied[targets[i]] = applied;
-                }
-                else
-                {
-                    _applied.Remove(targets[i]);
+                    case ReplicaAnswer.Fenced:
+                        Fence();
+                        return;
+                    case null or ReplicaAnswer.NeedsSnapshot:
+                        retry = true;
+                        break;
                 }
             }
 
-            var acknowledged = targets.Length == 0 ? sealedUpTo : targets.Min(target => _applied.GetValueOrDefault(target));
-            Acknowledge(acknowledged, targets, version);
-            if (acknowledged < sealedUpTo)
+            if (retry)
             {
-                // A replica did not answer, or must start over: try again shortly, with the ranking as it is then.
                 await Task.Delay(RetryDelay, token).ConfigureAwait(false);
                 Signal();
             }
-            else if (_shard.SealedSequence > sealedUpTo)
+        }
+    }
+
+    /// <summary>Follows the ranking when it changed: silos that left it forget their replica, new ones start with a snapshot.</summary>
+    private void Rank()
+    {
+        var stamp = _homes.RankingStamp;
+        if (stamp == Volatile.Read(ref _rankedAt))
+        {
+            return;
+        }
+
+        var ranked = _homes.ReplicasOf(_shard.Slot, _replicas);
+        List<SiloAddress> former;
+        lock (_gate)
+        {
+            former = [.. _targets.Keys.Where(target => !ranked.Contains(target))];
+            former.ForEach(target => _targets.Remove(target));
+            foreach (var target in ranked)
             {
-                Signal();
+                _targets.TryAdd(target, new Replica());
             }
+
+            _rankedAt = stamp;
+        }
+
+        foreach (var target in former)
+        {
+            _ = _silos.Of(target).Forget(_shard.Slot, _epoch).ContinueWith(static _ => { }, TaskScheduler.Default);
         }
     }
 
     /// <summary>
-    /// Brings <paramref name="target"/>, which has applied up to <paramref name="applied"/> (null: it needs a snapshot),
-    /// up to <paramref name="sealedUpTo"/>; returns its answer (null when it did not answer) and what it has applied now.
+    /// Brings <paramref name="target"/> back in step: a snapshot first if it needs one, then, in one step with letting it
+    /// stream again, the batches it lacks, posted ahead of any sealed after. Returns the replica's answer to the
+    /// snapshot (Applied without one), or null when it did not answer.
     /// </summary>
-    private async Task<(ReplicaAnswer? Answer, long? Applied)> SyncAsync(SiloAddress target, long? applied, long sealedUpTo, CancellationToken token)
+    private async Task<ReplicaAnswer?> CatchUpAsync(SiloAddress target, bool needsSnapshot, CancellationToken token)
     {
-        try
+        long? installed = null;
+        if (needsSnapshot)
         {
-            var replica = _silos.Of(target);
-            if (applied is null)
+            try
             {
                 var (chunks, sequence) = _shard.Snapshot(ShardGrain.MigrationChunkBytes);
-                var installed = await replica.Install(_shard.Slot, _epoch, sequence, chunks).WaitAsync(token).ConfigureAwait(false);
-                if (installed != ReplicaAnswer.Applied)
+                var answer = await _silos.Of(target).Install(_shard.Slot, _epoch, sequence, chunks).WaitAsync(token).ConfigureAwait(false);
+                if (answer != ReplicaAnswer.Applied)
                 {
-                    return (installed, null);
+                    return answer;
                 }
 
-                applied = sequence;
+                installed = sequence;
                 LogSnapshotSent(_logger, _shard.Slot, target, chunks.Length, sequence);
             }
-
-            ReplicaBatch[] batches;
-            lock (_gate)
+            catch (Exception exception) when (exception is not OperationCanceledException || !token.IsCancellationRequested)
             {
-                batches = [.. _batches.Where(batch => batch.Sequence > applied && batch.Sequence <= sealedUpTo)];
+                LogReplicaUnreachable(_logger, exception, _shard.Slot, target);
+                return null;
             }
-
-            if (batches.Length == 0)
-            {
-                return (ReplicaAnswer.Applied, applied);
-            }
-
-            var answer = await _links.ApplyAsync(target, _shard.Slot, _epoch, batches).WaitAsync(token).ConfigureAwait(false);
-            return answer switch
-            {
-                ReplicaAnswer.Applied => (answer, batches[^1].Sequence),
-                ReplicaAnswer.NeedsSnapshot => (answer, null),
-                _ => (answer, applied),
-            };
         }
-        catch (Exception exception) when (exception is not OperationCanceledException || !token.IsCancellationRequested)
-        {
-            // Whether the last message arrived is unknown; resending is harmless, since a replica skips what it applied.
-            LogReplicaUnreachable(_logger, exception, _shard.Slot, target);
-            return (null, applied);
-        }
-    }
 
-    /// <summary>Tells silos that left the ranking to drop their replica, and stops tracking them.</summary>
-    private void ForgetAllBut(SiloAddress[] targets)
-    {
-        foreach (var former in _applied.Keys.Where(silo => !targets.Contains(silo)).ToList())
-        {
-            _applied.Remove(former);
-            _ = _silos.Of(former).Forget(_shard.Slot, _epoch).ContinueWith(static _ => { }, TaskScheduler.Default);
-        }
-    }
-
-    private void Acknowledge(long sequence, SiloAddress[] targets, long version)
-    {
-        List<TaskCompletionSource>? done = null;
+        List<TaskCompletionSource>? done;
         lock (_gate)
         {
-            (_targets, _targetsVersion) = (targets, version);
-            if (sequence <= _acknowledged)
+            if (!_targets.TryGetValue(target, out var replica))
             {
-                return;
+                return ReplicaAnswer.Applied;
             }
 
-            Volatile.Write(ref _acknowledged, sequence);
-            _batches.RemoveAll(batch => batch.Sequence <= sequence);
-            done = TakeWaitersUpTo(sequence);
+            if (installed is { } sequence)
+            {
+                (replica.Applied, replica.NeedsSnapshot) = (Math.Max(replica.Applied, sequence), false);
+            }
+
+            // A replica skips batches it has applied, so what it may have applied unanswered is simply sent again.
+            var missing = _batches.Where(batch => batch.Sequence > replica.Applied).ToArray();
+            if (missing.Length > 0)
+            {
+                _links.Post(target, this, new ReplicaShipment(_shard.Slot, _epoch, missing));
+            }
+
+            replica.Streaming = true;
+            done = AcknowledgeInStep();
         }
 
         done?.ForEach(static waiter => waiter.TrySetResult());
+        return ReplicaAnswer.Applied;
     }
 
-    /// <summary>Removes the waiters for sequence numbers up to <paramref name="sequence"/>, for the caller to complete outside the lock.</summary>
+    /// <summary>With no replica to keep: everything sealed is acknowledged. Called under the gate.</summary>
+    private List<TaskCompletionSource>? AcknowledgeAlone() => AcknowledgeUpTo(_shard.SealedSequence);
+
+    /// <summary>What every replica has applied is acknowledged. Called under the gate.</summary>
+    private List<TaskCompletionSource>? AcknowledgeInStep() =>
+        _targets.Count == 0 ? null : AcknowledgeUpTo(_targets.Values.Min(static replica => replica.Applied));
+
+    private List<TaskCompletionSource>? AcknowledgeUpTo(long sequence)
+    {
+        if (sequence <= _acknowledged)
+        {
+            return null;
+        }
+
+        Volatile.Write(ref _acknowledged, sequence);
+        var applied = _batches.FindIndex(batch => batch.Sequence > sequence);
+        _batches.RemoveRange(0, applied < 0 ? _batches.Count : applied);
+        return TakeWaitersUpTo(sequence);
+    }
+
+    /// <summary>Removes the waiters for sequence numbers up to <paramref name="sequence"/>, for the caller to complete outside the gate.</summary>
     private List<TaskCompletionSource>? TakeWaitersUpTo(long sequence)
     {
         List<TaskCompletionSource>? done = null;
@@ -319,6 +416,11 @@ internal sealed partial class ShardReplicator : IDisposable
         List<(long Sequence, TaskCompletionSource Done)> waiters;
         lock (_gate)
         {
+            if (_fenced is not null)
+            {
+                return;
+            }
+
             _fenced = fenced;
             waiters = [.. _waiters];
             _waiters.Clear();
@@ -329,6 +431,19 @@ internal sealed partial class ShardReplicator : IDisposable
         {
             done.TrySetException(fenced);
         }
+    }
+
+    /// <summary>One replica's state as this primary knows it.</summary>
+    private sealed class Replica
+    {
+        /// <summary>The last batch it is known to have applied.</summary>
+        public long Applied { get; set; }
+
+        /// <summary>Whether new batches are posted to it as they are sealed; false while it is brought back in step.</summary>
+        public bool Streaming { get; set; }
+
+        /// <summary>Whether it must start over from a snapshot.</summary>
+        public bool NeedsSnapshot { get; set; } = true;
     }
 
     [LoggerMessage(EventId = LogEvents.ReplicaSnapshotSent, Level = LogLevel.Debug, Message = "Shard {Shard} sent a snapshot of {Chunks} chunks, up to batch {Sequence}, to its replica on {Silo}")]

@@ -94,7 +94,7 @@ internal sealed partial class Shard
     private void Changed(ReadOnlySpan<byte> key)
     {
         _watches.Changed(key);
-        if (_changed is { } changed && !changed.GetAlternateLookup<ReadOnlySpan<byte>>().Contains(key))
+        if (_changed is { } changed && _replicator!.Recording && !changed.GetAlternateLookup<ReadOnlySpan<byte>>().Contains(key))
         {
             changed.Add(key.ToArray());
             if (changed.Count == 1)
@@ -108,7 +108,7 @@ internal sealed partial class Shard
     private void ChangedAll()
     {
         _watches.ChangedAll();
-        if (_changed is { } changed)
+        if (_changed is { } changed && _replicator!.Recording)
         {
             changed.Clear();
             _cleared = true;

@@ -59,7 +59,7 @@ public class ShardOptions
     /// their entries, on the silo that kept the first copy. A silo's replicas count against its <see cref="MaxMemoryBytes"/>
     /// like its own shards but are never evicted there: the primary's evictions reach them as removals.
     /// </summary>
-    public int Replicas { get; set; }
+    public int Replicas { get; set; } = 1;
 
     /// <summary>The budget in bytes: <see cref="MaxMemoryBytes"/>, or half the memory available when that is 0.</summary>
     internal long EffectiveMaxMemoryBytes =>

@@ -34,6 +34,7 @@ internal sealed partial class ShardReplicator : IDisposable
     private readonly CancellationTokenSource _stopping = new();
     private long _acknowledged;
     private long _rankedAt = -1;
+    private int _replicaCount;
     private Exception? _fenced;
     private Task _loop = Task.CompletedTask;
 
@@ -50,6 +51,13 @@ internal sealed partial class ShardReplicator : IDisposable
 
     /// <summary>The last sequence number every replica has applied.</summary>
     public long Acknowledged => Volatile.Read(ref _acknowledged);
+
+    /// <summary>
+    /// Whether the shard must record its changes: it has replicas, or the ranking changed since it last looked and it may
+    /// now have some. A shard with nowhere to keep a copy (a cluster of one silo) records nothing: a replica it gains
+    /// later starts from a snapshot, taken after recording resumed.
+    /// </summary>
+    public bool Recording => Volatile.Read(ref _replicaCount) > 0 || Volatile.Read(ref _rankedAt) != _homes.RankingStamp;
 
     /// <summary>Starts replicating <paramref name="shard"/>'s changes, the first replicas getting a snapshot.</summary>
     public static ShardReplicator Start(Shard shard, int replicas, long epoch, ShardHomes homes, ShardReplicaSilos silos, ReplicaLinks links, ILogger logger)
@@ -308,7 +316,8 @@ internal sealed partial class ShardReplicator : IDisposable
                 _targets.TryAdd(target, new Replica());
             }
 
-            _rankedAt = stamp;
+            Volatile.Write(ref _replicaCount, _targets.Count);
+            Volatile.Write(ref _rankedAt, stamp);
         }
 
         foreach (var target in former)

@@ -11,20 +11,22 @@ namespace Cubby.Grains.Replication;
 internal interface IShardReplicaService : IGrainService
 {
     /// <summary>Applies each shipment's batches to its shard's replica, in order, if they follow what that replica holds.</summary>
+    /// <param name="primary">The sending silo, which holds the shipments' primaries.</param>
     /// <param name="shipments">Batches of the sending silo's primaries, any number of shards.</param>
     /// <returns>One answer per shipment, in the same order.</returns>
     [Alias("apply-all")]
     [ResponseTimeout("00:00:05")]
-    Task<ReplicaAnswer[]> ApplyAll(ReplicaShipment[] shipments);
+    Task<ReplicaAnswer[]> ApplyAll(SiloAddress primary, ReplicaShipment[] shipments);
 
     /// <summary>Replaces the replica with a primary's snapshot, taken when its sequence stood at <paramref name="sequence"/>.</summary>
+    /// <param name="primary">The sending silo, which holds the shard's primary.</param>
     /// <param name="slot">The shard.</param>
     /// <param name="epoch">The primary's epoch.</param>
     /// <param name="sequence">The last batch the snapshot includes.</param>
     /// <param name="chunks">The shard's entries as migration chunks.</param>
     [Alias("install")]
     [ResponseTimeout("00:00:10")]
-    Task<ReplicaAnswer> Install(int slot, long epoch, long sequence, byte[][] chunks);
+    Task<ReplicaAnswer> Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks);
 
     /// <summary>Drops the replica of a primary of <paramref name="epoch"/> or older: this silo is no longer one of its replicas.</summary>
     /// <param name="slot">The shard.</param>

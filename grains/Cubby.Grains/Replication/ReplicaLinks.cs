@@ -8,15 +8,17 @@ namespace Cubby.Grains.Replication;
 /// primary hears its replica's answer (<see cref="ShardReplicator.OnApplied"/>). Under load many shards' batches
 /// share each message, as many changes of one shard share a batch.
 /// </summary>
-internal sealed class ReplicaLinks(ShardReplicaSilos silos)
+internal sealed class ReplicaLinks(ShardReplicaSilos silos, ILocalSiloDetails local)
 {
     private readonly ConcurrentDictionary<SiloAddress, ReplicaLink> _links = new();
+    private readonly ShardReplicaSilos _silos = silos;
+    private readonly SiloAddress _self = local.SiloAddress;
 
     /// <summary>Queues <paramref name="shipment"/> for <paramref name="target"/>, behind everything posted there before.</summary>
     public void Post(SiloAddress target, ShardReplicator sender, ReplicaShipment shipment) =>
-        _links.GetOrAdd(target, static (address, silos) => new ReplicaLink(address, silos.Of(address)), silos).Post(sender, shipment);
+        _links.GetOrAdd(target, static (address, links) => new ReplicaLink(address, links._silos.Of(address), links._self), this).Post(sender, shipment);
 
-    private sealed class ReplicaLink(SiloAddress target, IShardReplicaService replica)
+    private sealed class ReplicaLink(SiloAddress target, IShardReplicaService replica, SiloAddress self)
     {
         private readonly Lock _gate = new();
         private List<(ShardReplicator Sender, ReplicaShipment Shipment)> _queued = [];
@@ -61,7 +63,7 @@ internal sealed class ReplicaLinks(ShardReplicaSilos silos)
                 Exception? failure = null;
                 try
                 {
-                    answers = await replica.ApplyAll([.. sending.Select(static item => item.Shipment)]).ConfigureAwait(false);
+                    answers = await replica.ApplyAll(self, [.. sending.Select(static item => item.Shipment)]).ConfigureAwait(false);
                 }
                 catch (Exception exception)
                 {

@@ -7,10 +7,11 @@ namespace Cubby.Grains.Replication;
 internal sealed class ShardReplicaService(GrainId id, global::Orleans.Runtime.Silo silo, ILoggerFactory loggers, ShardReplicas replicas)
     : GrainService(id, silo, loggers), IShardReplicaService
 {
-    public Task<ReplicaAnswer[]> ApplyAll(ReplicaShipment[] shipments) =>
-        Task.FromResult(Array.ConvertAll(shipments, shipment => replicas.Apply(shipment.Slot, shipment.Epoch, shipment.Batches)));
+    public Task<ReplicaAnswer[]> ApplyAll(SiloAddress primary, ReplicaShipment[] shipments) =>
+        Task.FromResult(Array.ConvertAll(shipments, shipment => replicas.Apply(primary, shipment.Slot, shipment.Epoch, shipment.Batches)));
 
-    public Task<ReplicaAnswer> Install(int slot, long epoch, long sequence, byte[][] chunks) => Task.FromResult(replicas.Install(slot, epoch, sequence, chunks));
+    public Task<ReplicaAnswer> Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks) =>
+        Task.FromResult(replicas.Install(primary, slot, epoch, sequence, chunks));
 
     public Task Forget(int slot, long epoch)
     {

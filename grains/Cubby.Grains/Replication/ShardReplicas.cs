@@ -4,9 +4,10 @@ namespace Cubby.Grains.Replication;
 /// The replicas this silo keeps of shards whose primaries are elsewhere: for each, a detached <see cref="Shard"/> of
 /// this silo's catalog (its entries count against this silo's memory budget, like its own shards', but are never
 /// evicted or expired here: the primary's evictions and expiries arrive as removals), the primary's epoch and the last
-/// batch applied.
+/// batch applied. A primary on a silo that this silo's membership has declared dead is fenced: it may not have heard yet,
+/// but its shards have resumed elsewhere, and nothing it writes may be acknowledged.
 /// </summary>
-internal sealed class ShardReplicas(ShardCatalog catalog) : IDisposable
+internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipService membership) : IDisposable
 {
     private readonly Dictionary<int, Replica> _replicas = [];
     private readonly Lock _gate = new();
@@ -35,9 +36,9 @@ internal sealed class ShardReplicas(ShardCatalog catalog) : IDisposable
         }
     }
 
-    public ReplicaAnswer Apply(int slot, long epoch, ReplicaBatch[] batches)
+    public ReplicaAnswer Apply(SiloAddress primary, int slot, long epoch, ReplicaBatch[] batches)
     {
-        if (catalog.Find(slot) is not null)
+        if (IsFenced(primary, slot))
         {
             return ReplicaAnswer.Fenced;
         }
@@ -83,9 +84,9 @@ internal sealed class ShardReplicas(ShardCatalog catalog) : IDisposable
         }
     }
 
-    public ReplicaAnswer Install(int slot, long epoch, long sequence, byte[][] chunks)
+    public ReplicaAnswer Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks)
     {
-        if (catalog.Find(slot) is not null)
+        if (IsFenced(primary, slot))
         {
             return ReplicaAnswer.Fenced;
         }
@@ -168,6 +169,14 @@ internal sealed class ShardReplicas(ShardCatalog catalog) : IDisposable
 
             _replicas.Clear();
         }
+    }
+
+    /// <summary>Whether <paramref name="primary"/> can no longer be <paramref name="slot"/>'s primary: its silo is declared dead, or the shard is active here.</summary>
+    private bool IsFenced(SiloAddress primary, int slot)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(slot);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, catalog.SlotCount);
+        return catalog.Find(slot) is not null || membership.CurrentSnapshot.GetSiloStatus(primary) == SiloStatus.Dead;
     }
 
     private static void Retire(Replica? replica)

@@ -13,6 +13,8 @@ namespace Cubby.Tests.Infrastructure;
 public sealed partial class SiloProcess : IDisposable
 {
     private const int SigTerm = 15;
+    private const int SigStop = 19;
+    private const int SigContinue = 18;
     private static readonly TimeSpan DefaultReadyTimeout = TimeSpan.FromSeconds(60);
     private readonly Process _process;
     private readonly StringBuilder _output = new();
@@ -205,6 +207,12 @@ public sealed partial class SiloProcess : IDisposable
         return _process.ExitCode;
     }
 
+    /// <summary>Freezes the process (SIGSTOP), as a stalled machine or a long pause would: it answers nothing until <see cref="Resume"/>.</summary>
+    public void Pause() => Signal(SigStop);
+
+    /// <summary>Lets a process frozen by <see cref="Pause"/> run again (SIGCONT).</summary>
+    public void Resume() => Signal(SigContinue);
+
     /// <summary>Kills the process at once (SIGKILL), as a crash would end it.</summary>
     public void Kill()
     {
@@ -228,6 +236,14 @@ public sealed partial class SiloProcess : IDisposable
         }
 
         _process.Dispose();
+    }
+
+    private void Signal(int signal)
+    {
+        if (!_process.HasExited && SendSignal(_process.Id, signal) != 0 && !_process.HasExited)
+        {
+            throw new InvalidOperationException($"kill -{signal} {_process.Id} failed with errno {Marshal.GetLastPInvokeError()}.");
+        }
     }
 
     /// <summary>The silo's output, for assertion messages.</summary>

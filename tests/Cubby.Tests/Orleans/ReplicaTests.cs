@@ -12,7 +12,8 @@ namespace Cubby.Tests.Orleans;
 /// <summary>
 /// <c>Cubby:Replicas</c> on silo processes over a real PostgreSQL: a silo killed with SIGKILL under eight writers loses
 /// no acknowledged write, and no deleted or expired key comes back; two silos killed at once lose exactly the shards
-/// whose every copy was on them.
+/// whose every copy was on them; a primary frozen until the cluster declared it dead acknowledges no write once it
+/// runs again.
 /// </summary>
 [Collection(PostgresCollection.Name)]
 public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output) : IAsyncLifetime
@@ -112,5 +113,59 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
         output.WriteLine($"two silos killed: reads answer again after {recovered.TotalSeconds:0.0} s; {lost.Count} keys lost, {expectedLost.Count} expected");
         Assert.True(lost.SetEquals(expectedLost), $"lost {lost.Count} keys, expected {expectedLost.Count}; unexpected: {string.Join(", ", lost.Except(expectedLost).Take(5))}; kept though expected lost: {string.Join(", ", expectedLost.Except(lost).Take(5))}{cluster.DescribeAll()}");
         Assert.All(keys.Where((key, i) => read[i] is not null), key => Assert.Equal(key, Encoding.UTF8.GetString(read[Array.IndexOf(keys, key)]!)));
+    }
+
+    [Fact]
+    public async Task A_primary_frozen_until_declared_dead_acknowledges_no_write_when_it_wakes()
+    {
+        using var cluster = new ProcessCluster(ConnectionString, $"replicas-{Guid.NewGuid():N}", 3, SlotCount, "--Cubby:Replicas", "1");
+        await cluster.StartAllAsync();
+        await cluster.WaitSettledAsync(3, TimeSpan.FromSeconds(90));
+        await using var services = ClusterKeys.ClientFor(cluster);
+        var client = services.GetRequiredService<ICubbyClient>();
+
+        const int Stale = 1;
+        var owners = await ClusterKeys.OwnersAsync(cluster, 0);
+        var shardMap = new ShardMap(SlotCount);
+        var key = Enumerable.Range(0, 10_000).Select(i => $"fenced:{i}").First(key => owners[shardMap.SlotOf(Encoding.UTF8.GetBytes(key))] == $"127.0.0.1:{cluster.RespPort(Stale)}");
+        await using var stale = await RespTestClient.ConnectAsync(cluster[Stale].RespEndPoint);
+        Assert.Equal("OK", (await stale.CallAsync("SET", key, "before")).AsString());
+
+        // Frozen, the silo is declared dead and its shard resumes on the silo that kept its replica, which takes a write.
+        cluster[Stale].Pause();
+        try
+        {
+            await Poll.UntilAsync(async () =>
+            {
+                try
+                {
+                    await client.PutAsync(key, Encoding.UTF8.GetBytes("after"));
+                    return true;
+                }
+                catch (Exception exception) when (exception is CubbyException or TimeoutException)
+                {
+                    return false;
+                }
+            }, TimeSpan.FromSeconds(60), $"the frozen silo's shard to take writes elsewhere{cluster.DescribeAll()}");
+        }
+        finally
+        {
+            cluster[Stale].Resume();
+        }
+
+        // Woken, the old primary still holds the shard until it hears it is dead; a write it takes must not be answered.
+        string? answer;
+        try
+        {
+            answer = (await stale.CallAsync("SET", key, "stale")).AsString();
+        }
+        catch (Exception exception) when (exception is IOException or OperationCanceledException or InvalidDataException)
+        {
+            answer = null;
+        }
+
+        output.WriteLine($"the woken primary answered the write with {answer ?? "a dropped connection"}");
+        Assert.NotEqual("OK", answer);
+        Assert.Equal("after", Encoding.UTF8.GetString((await client.GetAsync(key))!));
     }
 }

@@ -33,6 +33,9 @@ internal sealed partial class Shard
         }
     }
 
+    /// <summary>Has the replicator move this shard's replicas if the ranking changed (<see cref="ShardReplicator.FollowRanking"/>).</summary>
+    public void FollowRanking() => _replicator?.FollowRanking();
+
     /// <summary>
     /// Completes once every change sealed so far has been applied by the replicas: a caller that ran in this shard's
     /// turn waits for it before answering, so what it answers (its own write, or one it read) survives its silo.
@@ -113,6 +116,18 @@ internal sealed partial class Shard
             changed.Clear();
             _cleared = true;
             _replicator!.Signal();
+        }
+    }
+
+    /// <summary>
+    /// Seals changes made outside a caller's turn (expiry, eviction, a flush) into the replicas' next batch, in a turn
+    /// of its own.
+    /// </summary>
+    public void SealPendingChanges()
+    {
+        lock (_turn)
+        {
+            SealChanges();
         }
     }
 

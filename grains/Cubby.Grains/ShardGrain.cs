@@ -368,10 +368,7 @@ internal sealed partial class ShardGrain(
     {
         var shard = Entries;
         var cleared = shard.Clear();
-
-        // Cleared outside a caller's turn: sealed for the replicas by a turn of its own before waiting.
-        shard.EnterTurn();
-        shard.ExitTurn();
+        shard.SealPendingChanges();
         return AfterReplicas(shard, cleared);
     }
 

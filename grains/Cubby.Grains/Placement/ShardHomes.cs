@@ -29,13 +29,17 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
     /// <summary>Whether <paramref name="silo"/> said it is stopping.</summary>
     public bool IsDeparting(SiloAddress silo) => Volatile.Read(ref _departing).Contains(silo);
 
+    /// <summary>Raised after a silo said it is stopping: the homes changed though Orleans' membership did not.</summary>
+    public event Action? DepartureMarked;
+
     /// <summary>Takes <paramref name="silo"/> out of the homes, and forgets silos Orleans has since declared dead.</summary>
     public void MarkDeparting(SiloAddress silo)
     {
         var members = membership.CurrentSnapshot;
-        Interlocked.Increment(ref _departures);
         ImmutableInterlocked.Update(ref _departing, static (departing, state) =>
             departing.Except(departing.Where(address => state.Members.GetSiloStatus(address) == SiloStatus.Dead)).Add(state.Silo), (Members: members, Silo: silo));
+        Interlocked.Increment(ref _departures);
+        DepartureMarked?.Invoke();
     }
 
     /// <summary>Whether an active silo other than this one hosts shard grains: somewhere for this silo's shards to go.</summary>
@@ -66,10 +70,20 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
     public long MembershipVersion => membership.CurrentSnapshot.Version.Value;
 
     /// <summary>
-    /// Grows whenever what the homes are made of may have changed (membership, or a silo saying it departs): a ranking
-    /// made at one stamp holds until the stamp moves.
+    /// Grows whenever what the homes are made of may have changed: a ranking made at one stamp holds until the stamp
+    /// moves. The homes are read from the cluster manifest, whose version is the membership version (major) and a count
+    /// of the new silos' grain manifests fetched since (minor): a silo that joined is a home only once its manifest has
+    /// arrived, after its membership change, so the membership version alone would leave rankings made in between
+    /// looking current. A silo saying it departs changes neither.
     /// </summary>
-    public long RankingStamp => MembershipVersion + Volatile.Read(ref _departures);
+    public long RankingStamp
+    {
+        get
+        {
+            var version = manifests.Current.Version;
+            return (version.Major << 20) + version.Minor + Volatile.Read(ref _departures);
+        }
+    }
 
     /// <summary>
     /// Where <paramref name="shard"/>'s replicas belong: the <paramref name="count"/> best-ranked homes after this silo's

@@ -3,14 +3,16 @@ using Cubby.Sharding;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Orleans;
+using Orleans.Metadata;
 using Orleans.Runtime;
 
 namespace Cubby.Grains.Placement;
 
 /// <summary>
-/// Sends this silo's shards home when the cluster changes: on every membership or manifest change (and every
-/// <see cref="RecheckPeriod"/> in case a move was refused), each shard held here whose home is another silo migrates
-/// there with its entries. Orleans moves nothing by itself when a silo joins, so without this a new silo would stay empty.
+/// Sends this silo's shards home when the cluster changes: on every cluster manifest change (which follows every
+/// membership change, and a joined silo's grain manifest arriving), every departure a silo announces, and every
+/// <see cref="RecheckPeriod"/> in case a move was refused, each shard held here whose home is another silo migrates
+/// there with its entries, and each shard staying here moves its replicas to where they now belong. Orleans moves nothing by itself when a silo joins, so without this a new silo would stay empty.
 /// When this silo stops, it first tells the others it is departing (so they stop sending it shards), then every shard
 /// it holds moves off while the silo still accepts calls (the end of its Active stage), so callers are forwarded to
 /// the shard's new silo instead of being refused by a stopping one.
@@ -20,7 +22,7 @@ internal sealed partial class ShardRebalancer(
     ShardHomes homes,
     ShardHomeServices peers,
     IGrainFactory grains,
-    IClusterMembershipService membership,
+    IClusterManifestProvider manifests,
     ILogger<ShardRebalancer> logger) : BackgroundService, ILifecycleParticipant<ISiloLifecycle>
 {
     public static readonly TimeSpan RecheckPeriod = TimeSpan.FromSeconds(5);
@@ -38,28 +40,38 @@ internal sealed partial class ShardRebalancer(
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
         var changed = new SemaphoreSlim(0);
-        _ = WatchAsync(changed, stoppingToken);
-        while (!stoppingToken.IsCancellationRequested)
+        void OnDeparture() => changed.Release();
+        homes.DepartureMarked += OnDeparture;
+        try
         {
-            try
+            _ = WatchAsync(changed, stoppingToken);
+            while (!stoppingToken.IsCancellationRequested)
             {
-                await changed.WaitAsync(RecheckPeriod, stoppingToken).ConfigureAwait(false);
-                await Task.Delay(Settle, stoppingToken).ConfigureAwait(false);
-                while (changed.CurrentCount > 0)
+                try
                 {
-                    await changed.WaitAsync(stoppingToken).ConfigureAwait(false);
-                }
+                    await changed.WaitAsync(RecheckPeriod, stoppingToken).ConfigureAwait(false);
+                    await Task.Delay(Settle, stoppingToken).ConfigureAwait(false);
+                    while (changed.CurrentCount > 0)
+                    {
+                        await changed.WaitAsync(stoppingToken).ConfigureAwait(false);
+                    }
 
-                await MoveStrayShardsAsync(stoppingToken).ConfigureAwait(false);
+                    FollowRanking();
+                    await MoveStrayShardsAsync(stoppingToken).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
+                {
+                    return;
+                }
+                catch (Exception exception)
+                {
+                    LogPassFailed(logger, exception);
+                }
             }
-            catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
-            {
-                return;
-            }
-            catch (Exception exception)
-            {
-                LogPassFailed(logger, exception);
-            }
+        }
+        finally
+        {
+            homes.DepartureMarked -= OnDeparture;
         }
     }
 
@@ -131,6 +143,15 @@ internal sealed partial class ShardRebalancer(
         return held;
     }
 
+    /// <summary>Has every shard held here move its replicas if the ranking changed since it last looked.</summary>
+    private void FollowRanking()
+    {
+        for (var shard = 0; shard < catalog.SlotCount; shard++)
+        {
+            catalog.Find(shard)?.FollowRanking();
+        }
+    }
+
     /// <summary>Asks every shard held here whose home is elsewhere to move there; returns how many moved.</summary>
     public async Task<int> MoveStrayShardsAsync(CancellationToken cancellationToken)
     {
@@ -157,7 +178,7 @@ internal sealed partial class ShardRebalancer(
     {
         try
         {
-            await foreach (var _ in membership.MembershipUpdates.WithCancellation(stoppingToken).ConfigureAwait(false))
+            await foreach (var _ in manifests.Updates.WithCancellation(stoppingToken).ConfigureAwait(false))
             {
                 changed.Release();
             }

@@ -127,6 +127,18 @@ internal sealed partial class ShardReplicator : IDisposable
         }
     }
 
+    /// <summary>
+    /// Wakes the sender when the ranking changed since it last looked, so a shard that takes no writes still moves its
+    /// replicas to where they now belong (a silo that held one left, or a better-ranked one joined).
+    /// </summary>
+    public void FollowRanking()
+    {
+        if (Volatile.Read(ref _rankedAt) != _homes.RankingStamp)
+        {
+            Signal();
+        }
+    }
+
     /// <summary>Completes when every replica has applied the batches up to <paramref name="sequence"/>.</summary>
     public ValueTask WhenAcknowledgedAsync(long sequence)
     {
@@ -254,9 +266,7 @@ internal sealed partial class ShardReplicator : IDisposable
         {
             await _wake.WaitAsync(token).ConfigureAwait(false);
 
-            // Changes made outside a caller's turn (expiry, eviction, a flush) are sealed by this turn.
-            _shard.EnterTurn();
-            _shard.ExitTurn();
+            _shard.SealPendingChanges();
             Rank();
             var behind = new List<(SiloAddress Target, bool NeedsSnapshot)>();
             List<TaskCompletionSource>? done;

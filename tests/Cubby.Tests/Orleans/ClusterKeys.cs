@@ -45,6 +45,7 @@ internal static class ClusterKeys
         return services.BuildServiceProvider();
     }
 
+    /// <summary>Writes each key with its own name as its value.</summary>
     public static async Task WriteAllAsync(ICubbyClient client, string[] keys)
     {
         const int Parallel = 64;
@@ -57,6 +58,7 @@ internal static class ClusterKeys
         }));
     }
 
+    /// <summary>The keys of <paramref name="keys"/> that do not read back as their own name, in no order.</summary>
     public static async Task<List<string>> FindMissingAsync(ICubbyClient client, string[] keys)
     {
         const int Parallel = 64;
@@ -72,42 +74,36 @@ internal static class ClusterKeys
                 }
             }
         }));
-        return [.. missing.Take(20)];
+        return [.. missing];
     }
 
-    /// <summary>Time until every key answers a write and a read without error.</summary>
-    public static async Task<TimeSpan> WaitUntilKeysAnswerAsync(ICubbyClient client, string[] keys, TimeSpan timeout)
-    {
-        var clock = Stopwatch.StartNew();
-        while (clock.Elapsed < timeout)
+
+    /// <summary>Time until every key answers a write (of "after") and a read without error.</summary>
+    public static Task<TimeSpan> WaitUntilKeysAnswerAsync(ICubbyClient client, string[] keys, TimeSpan timeout) =>
+        TimeUntilAnsweredAsync(async () =>
         {
-            try
+            foreach (var key in keys)
             {
-                foreach (var key in keys)
-                {
-                    await client.PutAsync(key, Encoding.UTF8.GetBytes("after"));
-                }
-
-                return clock.Elapsed;
+                await client.PutAsync(key, Encoding.UTF8.GetBytes("after"));
             }
-            catch (Exception exception) when (exception is CubbyException or TimeoutException)
-            {
-                await Task.Delay(100);
-            }
-        }
-
-        return clock.Elapsed;
-    }
+        }, timeout);
 
     /// <summary>Time until a read of all <paramref name="keys"/> at once answers without error (whether or not they are found).</summary>
-    public static async Task<TimeSpan> WaitUntilReadsAnswerAsync(ICubbyClient client, string[] keys, TimeSpan timeout)
+    public static Task<TimeSpan> WaitUntilReadsAnswerAsync(ICubbyClient client, string[] keys, TimeSpan timeout) =>
+        TimeUntilAnsweredAsync(() => client.GetManyAsync(keys).AsTask(), timeout);
+
+    /// <summary>A summary of <paramref name="missing"/> keys for an assertion's message: how many, and the first few.</summary>
+    public static string Describe(IReadOnlyCollection<string> missing) =>
+        $"{missing.Count} keys missing, first: {string.Join(", ", missing.Take(5))}";
+
+    private static async Task<TimeSpan> TimeUntilAnsweredAsync(Func<Task> call, TimeSpan timeout)
     {
         var clock = Stopwatch.StartNew();
         while (clock.Elapsed < timeout)
         {
             try
             {
-                await client.GetManyAsync(keys);
+                await call();
                 return clock.Elapsed;
             }
             catch (Exception exception) when (exception is CubbyException or TimeoutException)

@@ -17,23 +17,15 @@ namespace Cubby.Tests.Orleans;
 
 /// <summary>Cubby's own PostgreSQL scripts for Orleans' ADO.NET providers, against a real PostgreSQL and a real silo.</summary>
 [Collection(PostgresCollection.Name)]
-public sealed class PostgresOrleansSchemaTests(PostgresServer server) : IAsyncLifetime
+public sealed class PostgresOrleansSchemaTests(PostgresServer server) : OwnSchemaTests(server, "cubby_orleans")
 {
-    private readonly string _schema = $"cubby_orleans_{Guid.NewGuid():N}";
-
-    private string ConnectionString => server.ConnectionStringFor(_schema);
-
-    public Task InitializeAsync() => server.ExecuteAsync($"CREATE SCHEMA {_schema}");
-
-    public Task DisposeAsync() => server.ExecuteAsync($"DROP SCHEMA {_schema} CASCADE");
-
     [Fact]
     public async Task The_scripts_apply_twice_and_concurrently_and_Orleans_clustering_and_reminders_run_on_them()
     {
         await PostgresSchema.ApplyAsync(ConnectionString, CancellationToken.None);
         await PostgresSchema.ApplyAsync(ConnectionString, CancellationToken.None);
         await Task.WhenAll(Enumerable.Range(0, 3).Select(_ => PostgresSchema.ApplyAsync(ConnectionString, CancellationToken.None)));
-        Assert.Equal(17L, await CountAsync($"SELECT count(*) FROM {_schema}.orleansquery"));
+        Assert.Equal(17L, await CountAsync($"SELECT count(*) FROM {Schema}.orleansquery"));
 
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
@@ -54,8 +46,8 @@ public sealed class PostgresOrleansSchemaTests(PostgresServer server) : IAsyncLi
             Assert.Equal(WriteOutcome.Created, await grains.GetGrain<IShardGrain>(new ShardMap().SlotOf("k"u8)).Set("k"u8.ToArray(), "v"u8.ToArray(), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always));
 
             // Active = 3 in Orleans' SiloStatus; the shard's activation registered its sweep reminder in the table.
-            Assert.Equal(1L, await CountAsync($"SELECT count(*) FROM {_schema}.orleansmembershiptable WHERE status = 3"));
-            await Poll.UntilAsync(async () => await CountAsync($"SELECT count(*) FROM {_schema}.orleansreminderstable WHERE remindername = 'sweep'") == 1,
+            Assert.Equal(1L, await CountAsync($"SELECT count(*) FROM {Schema}.orleansmembershiptable WHERE status = 3"));
+            await Poll.UntilAsync(async () => await CountAsync($"SELECT count(*) FROM {Schema}.orleansreminderstable WHERE remindername = 'sweep'") == 1,
                 TimeSpan.FromSeconds(30), "the shard's sweep reminder row");
         }
         finally
@@ -64,7 +56,7 @@ public sealed class PostgresOrleansSchemaTests(PostgresServer server) : IAsyncLi
         }
 
         // A graceful stop marks the silo Dead (6) in the table.
-        Assert.Equal(6L, await CountAsync($"SELECT max(status) FROM {_schema}.orleansmembershiptable"));
+        Assert.Equal(6L, await CountAsync($"SELECT max(status) FROM {Schema}.orleansmembershiptable"));
     }
 
     private async Task<long> CountAsync(string sql)

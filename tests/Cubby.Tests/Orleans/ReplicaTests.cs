@@ -16,16 +16,9 @@ namespace Cubby.Tests.Orleans;
 /// runs again.
 /// </summary>
 [Collection(PostgresCollection.Name)]
-public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output) : IAsyncLifetime
+public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output) : OwnSchemaTests(server, "cubby_replicas")
 {
     private const int SlotCount = 256;
-    private readonly string _schema = $"cubby_replicas_{Guid.NewGuid():N}";
-
-    private string ConnectionString => server.ConnectionStringFor(_schema);
-
-    public Task InitializeAsync() => server.ExecuteAsync($"CREATE SCHEMA {_schema}");
-
-    public Task DisposeAsync() => server.ExecuteAsync($"DROP SCHEMA {_schema} CASCADE");
 
     [Fact]
     public async Task A_silo_killed_under_eight_writers_loses_no_acknowledged_write()
@@ -66,7 +59,7 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
         }
 
         var missing = await ClusterKeys.FindMissingAsync(client, kept.Except(victimKeys.Take(20)).ToArray());
-        Assert.True(missing.Count == 0, $"keys written before the kill are gone, first: {string.Join(", ", missing)}{cluster.DescribeAll()}");
+        Assert.True(missing.Count == 0, $"keys written before the kill are gone: {ClusterKeys.Describe(missing)}{cluster.DescribeAll()}");
         Assert.All(await client.GetManyAsync(deleted), Assert.Null);
         Assert.All(await client.GetManyAsync(expiring), Assert.Null);
 

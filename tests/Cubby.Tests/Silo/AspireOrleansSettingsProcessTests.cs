@@ -13,21 +13,16 @@ namespace Cubby.Tests.Silo;
 /// through the other.
 /// </summary>
 [Collection(PostgresCollection.Name)]
-public sealed class AspireOrleansSettingsProcessTests(PostgresServer server) : IAsyncLifetime
+public sealed class AspireOrleansSettingsProcessTests(PostgresServer server) : OwnSchemaTests(server, "cubby_aspire")
 {
     private const int OrleansActive = 3;
     private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(90);
-    private readonly string _schema = $"cubby_aspire_{Guid.NewGuid():N}";
-
-    public Task InitializeAsync() => server.ExecuteAsync($"CREATE SCHEMA {_schema}");
-
-    public Task DisposeAsync() => server.ExecuteAsync($"DROP SCHEMA {_schema} CASCADE");
 
     [Fact]
     public async Task Two_silos_with_only_Aspires_Orleans_settings_form_one_cluster_on_PostgreSQL()
     {
         var clusterId = $"aspire-{Guid.NewGuid():N}";
-        var connectionString = server.ConnectionStringFor(_schema);
+        var connectionString = ConnectionString;
         Dictionary<string, string> aspire = new()
         {
             ["Orleans__ClusterId"] = clusterId,

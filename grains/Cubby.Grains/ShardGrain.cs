@@ -29,6 +29,7 @@ internal sealed partial class ShardGrain(
     ILogger<ShardGrain> logger,
     RelayedCommandRunner commands,
     ShardReplicas replicas,
+    ShardResumption resumption,
     ShardReplicaSilos replicaSilos,
     ReplicaLinks replicaLinks) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable
 {
@@ -49,6 +50,7 @@ internal sealed partial class ShardGrain(
 
     private const string SweepReminder = "sweep";
     private const string ChunkCountKey = "cubby.chunks";
+    private const string EpochKey = "cubby.epoch";
 
     private Shard? _shard;
     private ShardReplicator? _replicator;
@@ -56,38 +58,40 @@ internal sealed partial class ShardGrain(
     /// <summary>When this activation arrived by migration (a timestamp of the real clock); 0 when it did not.</summary>
     private long _arrivedAt;
 
+    /// <summary>This activation's epoch as primary; on arrival by migration, the epoch of the one it came from.</summary>
+    private long _epoch;
+
     private int Id => checked((int)this.GetPrimaryKeyLong());
 
     private Shard Entries => _shard ?? throw new InvalidOperationException($"Shard {Id} is not active.");
 
-    public override Task OnActivateAsync(CancellationToken cancellationToken)
+    public override async Task OnActivateAsync(CancellationToken cancellationToken)
     {
-        if (_shard is null)
-        {
-            // Activated without its entries: its primary's silo died, and this silo, ranked next, may keep its replica.
-            _shard = replicas.Promote(Id);
-            if (_shard is not null)
-            {
-                LogPromoted(logger, Id, _shard.Count);
-            }
-        }
-        else
+        // Each primary's epoch is above its predecessor's, so replicas refuse whichever of the two is older.
+        var epoch = Math.Max(homes.MembershipVersion, _epoch + 1);
+        if (_shard is not null)
         {
             // Arrived with its entries: a replica this silo kept of it is superseded.
-            replicas.Promote(Id)?.Dispose();
+            replicas.Promote(Id, epoch)?.Dispose();
+        }
+        else if (catalog.Options.Replicas > 0)
+        {
+            // Activated without its entries: its primary's silo died (or the silo it was moving to), and a replica may be
+            // kept here or on another silo.
+            (_shard, epoch) = await resumption.ResumeAsync(Id, epoch).ConfigureAwait(true);
         }
 
+        _epoch = epoch;
         _shard ??= catalog.CreateDetached(Id);
         catalog.Attach(Id, _shard);
         if (catalog.Options.Replicas > 0)
         {
-            _replicator = ShardReplicator.Start(_shard, catalog.Options.Replicas, homes.MembershipVersion, homes, replicaSilos, replicaLinks, logger);
+            _replicator = ShardReplicator.Start(_shard, catalog.Options.Replicas, epoch, homes, replicaSilos, replicaLinks, logger);
         }
 
         // A reminder-table round trip (PostgreSQL in Postgres mode, or a reminder service still starting): the shard
         // serves calls meanwhile instead of holding its first call until the table answers.
         _ = EnsureSweepReminderAsync();
-        return Task.CompletedTask;
     }
 
     public override async Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
@@ -143,6 +147,7 @@ internal sealed partial class ShardGrain(
         }
 
         dehydrationContext.TryAddValue(ChunkCountKey, chunks);
+        dehydrationContext.TryAddValue(EpochKey, _epoch);
         LogDehydrated(logger, Id, shard.Count, chunks);
         catalog.CountMigratedOut();
         shard.Dispose();
@@ -164,6 +169,7 @@ internal sealed partial class ShardGrain(
         }
 
         _shard = shard;
+        _epoch = rehydrationContext.TryGetValue<long>(EpochKey, out var epoch) ? epoch : 0;
         _arrivedAt = TimeProvider.System.GetTimestamp();
         catalog.CountMigratedIn();
     }
@@ -458,9 +464,6 @@ internal sealed partial class ShardGrain(
 
     [LoggerMessage(EventId = LogEvents.ShardDropped, Level = LogLevel.Warning, Message = "Shard {Shard} deactivated without migrating ({Reason}); its {Entries} entries were dropped")]
     private static partial void LogDropped(ILogger logger, int shard, int entries, string reason);
-
-    [LoggerMessage(EventId = LogEvents.ReplicaPromoted, Level = LogLevel.Information, Message = "Shard {Shard} took over the replica this silo kept, with {Entries} entries, after its primary's silo left")]
-    private static partial void LogPromoted(ILogger logger, int shard, int entries);
 
     [LoggerMessage(EventId = LogEvents.ShardMigrating, Level = LogLevel.Debug, Message = "Shard {Shard} is migrating with {Entries} entries in {Chunks} chunks")]
     private static partial void LogDehydrated(ILogger logger, int shard, int entries, int chunks);

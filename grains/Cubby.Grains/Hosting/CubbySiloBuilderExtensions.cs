@@ -63,6 +63,7 @@ public static class CubbySiloBuilderExtensions
         silo.AddGrainService<Batches.ShardBatchService>();
         silo.Services.AddSingleton<ShardSilos>();
         silo.Services.AddSingleton<Replication.ShardReplicas>();
+        silo.Services.AddSingleton<Replication.ShardResumption>();
         silo.AddGrainService<Replication.ShardReplicaService>();
         silo.Services.AddSingleton<Replication.ShardReplicaSilos>();
         silo.Services.AddSingleton<Replication.ReplicaLinks>();

@@ -86,14 +86,16 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
     }
 
     /// <summary>
-    /// Where <paramref name="shard"/>'s replicas belong: the <paramref name="count"/> best-ranked homes after this silo's
-    /// own rank, this silo left out (it holds the primary). When the primary's silo dies, its shard's new home is the
-    /// best-ranked of them, the silo that kept the first replica.
+    /// Where the replicas of <paramref name="shard"/>, whose primary is on this silo, belong: the <paramref name="count"/>
+    /// best-ranked homes other than this silo. When the primary's silo dies, its shard's new home is the best-ranked of
+    /// them, the silo that kept the first replica. A primary that is not at its home is about to move there, so the
+    /// home is left out too: a copy on the silo it moves to would die with the move's target.
     /// </summary>
     public SiloAddress[] ReplicasOf(int shard, int count)
     {
-        var candidates = Homes();
-        return [.. candidates.Where(address => !address.Equals(Self)).OrderByDescending(address => Score(shard, address)).ThenBy(static address => address).Take(count)];
+        var ranked = Homes().OrderByDescending(address => Score(shard, address)).ThenBy(static address => address).ToArray();
+        var awayFromHome = ranked.Length > 0 && !ranked[0].Equals(Self);
+        return [.. ranked.Skip(awayFromHome ? 1 : 0).Where(address => !address.Equals(Self)).Take(count)];
     }
 
     /// <summary>The silo of <paramref name="silos"/> with the highest score for <paramref name="shard"/>.</summary>

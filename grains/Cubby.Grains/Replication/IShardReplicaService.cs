@@ -5,7 +5,7 @@ namespace Cubby.Grains.Replication;
 /// <summary>
 /// Every shard-hosting silo's keeper of other silos' shard replicas (an Orleans grain service): a primary sends each
 /// turn's changes here before its callers get their answers, and the silo that takes a dead primary's shard starts from
-/// the replica it kept.
+/// the freshest replica any silo kept.
 /// </summary>
 [Alias("cubby.shard-replicas")]
 internal interface IShardReplicaService : IGrainService
@@ -27,6 +27,22 @@ internal interface IShardReplicaService : IGrainService
     [Alias("install")]
     [ResponseTimeout("00:00:10")]
     Task<ReplicaAnswer> Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks);
+
+    /// <summary>Where this silo's replica of <paramref name="slot"/> stands; null when it keeps none.</summary>
+    /// <param name="slot">The shard.</param>
+    [Alias("position")]
+    [ResponseTimeout("00:00:02")]
+    Task<ReplicaPosition?> PositionOf(int slot);
+
+    /// <summary>
+    /// Gives this silo's replica of <paramref name="slot"/> to the shard's new primary of <paramref name="epoch"/>, which
+    /// resumed elsewhere without its entries; primaries of older epochs are refused from then on. Null when it keeps none.
+    /// </summary>
+    /// <param name="slot">The shard.</param>
+    /// <param name="epoch">The new primary's epoch.</param>
+    [Alias("hand-over")]
+    [ResponseTimeout("00:00:10")]
+    Task<ReplicaCopy?> HandOver(int slot, long epoch);
 
     /// <summary>Drops the replica of a primary of <paramref name="epoch"/> or older: this silo is no longer one of its replicas.</summary>
     /// <param name="slot">The shard.</param>

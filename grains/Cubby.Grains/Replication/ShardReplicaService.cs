@@ -13,6 +13,10 @@ internal sealed class ShardReplicaService(GrainId id, global::Orleans.Runtime.Si
     public Task<ReplicaAnswer> Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks) =>
         Task.FromResult(replicas.Install(primary, slot, epoch, sequence, chunks));
 
+    public Task<ReplicaPosition?> PositionOf(int slot) => Task.FromResult(replicas.PositionOf(slot));
+
+    public Task<ReplicaCopy?> HandOver(int slot, long epoch) => Task.FromResult(replicas.HandOver(slot, epoch));
+
     public Task Forget(int slot, long epoch)
     {
         replicas.Forget(slot, epoch);

@@ -5,11 +5,15 @@ namespace Cubby.Grains.Replication;
 /// this silo's catalog (its entries count against this silo's memory budget, like its own shards', but are never
 /// evicted or expired here: the primary's evictions and expiries arrive as removals), the primary's epoch and the last
 /// batch applied. A primary on a silo that this silo's membership has declared dead is fenced: it may not have heard yet,
-/// but its shards have resumed elsewhere, and nothing it writes may be acknowledged.
+/// but its shards have resumed elsewhere, and nothing it writes may be acknowledged. So is a primary older than one this
+/// silo handed its replica to (<see cref="HandOver"/>) or promoted it for (<see cref="Promote"/>).
 /// </summary>
 internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipService membership) : IDisposable
 {
     private readonly Dictionary<int, Replica> _replicas = [];
+
+    // Per shard, the epoch of the newest primary this silo's replica went to: older primaries are fenced.
+    private readonly Dictionary<int, long> _floors = [];
     private readonly Lock _gate = new();
 
     /// <summary>How many shards this silo keeps a replica of.</summary>
@@ -38,7 +42,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
 
     public ReplicaAnswer Apply(SiloAddress primary, int slot, long epoch, ReplicaBatch[] batches)
     {
-        if (IsFenced(primary, slot))
+        if (IsFenced(primary, slot, epoch))
         {
             return ReplicaAnswer.Fenced;
         }
@@ -86,7 +90,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
 
     public ReplicaAnswer Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks)
     {
-        if (IsFenced(primary, slot))
+        if (IsFenced(primary, slot, epoch))
         {
             return ReplicaAnswer.Fenced;
         }
@@ -108,7 +112,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
         Replica? replaced;
         lock (_gate)
         {
-            if (_replicas.TryGetValue(slot, out replaced) && replaced.Epoch > epoch)
+            if ((_replicas.TryGetValue(slot, out replaced) && replaced.Epoch > epoch) || epoch < _floors.GetValueOrDefault(slot))
             {
                 entries.Dispose();
                 return ReplicaAnswer.Fenced;
@@ -136,16 +140,13 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
         Retire(forgotten);
     }
 
-    /// <summary>
-    /// Hands over the replica of <paramref name="slot"/> to the shard's new activation here, which takes it as its
-    /// entries; null when this silo keeps none. Batches still arriving for it from the old primary are refused.
-    /// </summary>
-    public Shard? Promote(int slot)
+    /// <summary>Where the replica of <paramref name="slot"/> stands; null when this silo keeps none.</summary>
+    public ReplicaPosition? PositionOf(int slot)
     {
         Replica? replica;
         lock (_gate)
         {
-            if (!_replicas.Remove(slot, out replica))
+            if (!_replicas.TryGetValue(slot, out replica))
             {
                 return null;
             }
@@ -153,9 +154,51 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
 
         lock (replica)
         {
+            return replica.Retired ? null : new ReplicaPosition(replica.Epoch, replica.Sequence);
+        }
+    }
+
+    /// <summary>
+    /// Hands over the replica of <paramref name="slot"/> to the shard's new activation of <paramref name="epoch"/> on
+    /// this silo, which takes it as its entries; null when this silo keeps none. Primaries older than
+    /// <paramref name="epoch"/> are refused from now on.
+    /// </summary>
+    public Shard? Promote(int slot, long epoch)
+    {
+        var replica = Take(slot, epoch);
+        if (replica is null)
+        {
+            return null;
+        }
+
+        lock (replica)
+        {
             replica.Retired = true;
             return replica.Entries;
         }
+    }
+
+    /// <summary>
+    /// Gives the replica of <paramref name="slot"/> to the shard's new primary of <paramref name="epoch"/> on another
+    /// silo, as migration chunks, and drops it here; null when this silo keeps none. Primaries older than
+    /// <paramref name="epoch"/> are refused from now on.
+    /// </summary>
+    public ReplicaCopy? HandOver(int slot, long epoch)
+    {
+        var replica = Take(slot, epoch);
+        if (replica is null)
+        {
+            return null;
+        }
+
+        ReplicaCopy copy;
+        lock (replica)
+        {
+            copy = new ReplicaCopy(new ReplicaPosition(replica.Epoch, replica.Sequence), replica.Entries.Snapshot(ShardGrain.MigrationChunkBytes).Chunks);
+        }
+
+        Retire(replica);
+        return copy;
     }
 
     public void Dispose()
@@ -171,12 +214,33 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
         }
     }
 
-    /// <summary>Whether <paramref name="primary"/> can no longer be <paramref name="slot"/>'s primary: its silo is declared dead, or the shard is active here.</summary>
-    private bool IsFenced(SiloAddress primary, int slot)
+    /// <summary>Removes the replica of <paramref name="slot"/> for a new primary of <paramref name="epoch"/>, fencing older ones.</summary>
+    private Replica? Take(int slot, long epoch)
+    {
+        lock (_gate)
+        {
+            _floors[slot] = Math.Max(epoch, _floors.GetValueOrDefault(slot));
+            return _replicas.Remove(slot, out var replica) ? replica : null;
+        }
+    }
+
+    /// <summary>
+    /// Whether <paramref name="primary"/>, of <paramref name="epoch"/>, can no longer be <paramref name="slot"/>'s
+    /// primary: its silo is declared dead, the shard is active here, or a newer primary took this silo's replica.
+    /// </summary>
+    private bool IsFenced(SiloAddress primary, int slot, long epoch)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, catalog.SlotCount);
-        return catalog.Find(slot) is not null || membership.CurrentSnapshot.GetSiloStatus(primary) == SiloStatus.Dead;
+        if (catalog.Find(slot) is not null || membership.CurrentSnapshot.GetSiloStatus(primary) == SiloStatus.Dead)
+        {
+            return true;
+        }
+
+        lock (_gate)
+        {
+            return epoch < _floors.GetValueOrDefault(slot);
+        }
     }
 
     private static void Retire(Replica? replica)

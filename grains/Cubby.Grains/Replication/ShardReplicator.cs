@@ -30,6 +30,11 @@ internal sealed partial class ShardReplicator : IDisposable
     private readonly List<ReplicaBatch> _batches = [];
     private readonly List<(long Sequence, TaskCompletionSource Done)> _waiters = [];
     private readonly Dictionary<SiloAddress, Replica> _targets = [];
+
+    // Silos that left the ranking: told to forget their copy only once the new ranking's replicas are in step, so the
+    // shard never has fewer copies than it should in between.
+    private readonly HashSet<SiloAddress> _leaving = [];
+    private bool _olderEpochsForgotten;
     private readonly SemaphoreSlim _wake = new(0);
     private readonly CancellationTokenSource _stopping = new();
     private long _acknowledged;
@@ -303,10 +308,14 @@ internal sealed partial class ShardReplicator : IDisposable
                 await Task.Delay(RetryDelay, token).ConfigureAwait(false);
                 Signal();
             }
+            else
+            {
+                ForgetSupersededCopies();
+            }
         }
     }
 
-    /// <summary>Follows the ranking when it changed: silos that left it forget their replica, new ones start with a snapshot.</summary>
+    /// <summary>Follows the ranking when it changed: new replicas start with a snapshot, silos that left it are forgotten later.</summary>
     private void Rank()
     {
         var stamp = _homes.RankingStamp;
@@ -316,25 +325,61 @@ internal sealed partial class ShardReplicator : IDisposable
         }
 
         var ranked = _homes.ReplicasOf(_shard.Slot, _replicas);
-        List<SiloAddress> former;
         lock (_gate)
         {
-            former = [.. _targets.Keys.Where(target => !ranked.Contains(target))];
-            former.ForEach(target => _targets.Remove(target));
+            foreach (var former in _targets.Keys.Where(target => !ranked.Contains(target)).ToArray())
+            {
+                _targets.Remove(former);
+                _leaving.Add(former);
+            }
+
             foreach (var target in ranked)
             {
                 _targets.TryAdd(target, new Replica());
+                _leaving.Remove(target);
             }
 
             Volatile.Write(ref _replicaCount, _targets.Count);
             Volatile.Write(ref _rankedAt, stamp);
         }
+    }
 
-        foreach (var target in former)
+    /// <summary>
+    /// Once every replica of the current ranking is in step: silos that left the ranking forget their copy, and, the
+    /// first time, every other silo forgets copies kept for this shard's older primaries, which it no longer needs.
+    /// </summary>
+    private void ForgetSupersededCopies()
+    {
+        SiloAddress[] leaving;
+        var olderEpochs = false;
+        lock (_gate)
         {
-            _ = _silos.Of(target).Forget(_shard.Slot, _epoch).ContinueWith(static _ => { }, TaskScheduler.Default);
+            if (_targets.Values.Any(static replica => !replica.Streaming || replica.NeedsSnapshot))
+            {
+                return;
+            }
+
+            leaving = [.. _leaving];
+            _leaving.Clear();
+            (olderEpochs, _olderEpochsForgotten) = (!_olderEpochsForgotten, true);
+        }
+
+        foreach (var silo in leaving)
+        {
+            Forget(silo, _epoch);
+        }
+
+        if (olderEpochs)
+        {
+            foreach (var silo in _homes.Homes().Where(silo => !silo.Equals(_homes.Self) && !leaving.Contains(silo)))
+            {
+                Forget(silo, _epoch - 1);
+            }
         }
     }
+
+    private void Forget(SiloAddress silo, long epoch) =>
+        _ = _silos.Of(silo).Forget(_shard.Slot, epoch).ContinueWith(static _ => { }, TaskScheduler.Default);
 
     /// <summary>
     /// Brings <paramref name="target"/> back in step: a snapshot first if it needs one, then, in one step with letting it

@@ -58,6 +58,12 @@ public static class LogEvents
     /// <summary>A shard's new activation took over the replica its silo kept, after its primary's silo died.</summary>
     public const int ReplicaPromoted = 3023;
 
+    /// <summary>A shard's new activation took over the replica another silo kept.</summary>
+    public const int ReplicaHandedOver = 3024;
+
+    /// <summary>A shard's new activation could not ask a silo for the replica it keeps.</summary>
+    public const int ReplicaNotAsked = 3025;
+
     /// <summary>The client connected to the cluster through a gateway.</summary>
     public const int GatewayConnected = 6001;
 

@@ -45,21 +45,21 @@ internal static class ClusterKeys
         return services.BuildServiceProvider();
     }
 
-    /// <summary>Writes each key with its own name as its value.</summary>
-    public static async Task WriteAllAsync(ICubbyClient client, string[] keys)
+    /// <summary>Writes each key with <see cref="ValueOf"/> as its value.</summary>
+    public static async Task WriteAllAsync(ICubbyClient client, string[] keys, int valueBytes = 0)
     {
         const int Parallel = 64;
         await Task.WhenAll(Enumerable.Range(0, Parallel).Select(async lane =>
         {
             for (var i = lane; i < keys.Length; i += Parallel)
             {
-                await client.PutAsync(keys[i], Encoding.UTF8.GetBytes(keys[i]));
+                await client.PutAsync(keys[i], Encoding.UTF8.GetBytes(ValueOf(keys[i], valueBytes)));
             }
         }));
     }
 
-    /// <summary>The keys of <paramref name="keys"/> that do not read back as their own name, in no order.</summary>
-    public static async Task<List<string>> FindMissingAsync(ICubbyClient client, string[] keys)
+    /// <summary>The keys of <paramref name="keys"/> that do not read back as <see cref="ValueOf"/>, in no order.</summary>
+    public static async Task<List<string>> FindMissingAsync(ICubbyClient client, string[] keys, int valueBytes = 0)
     {
         const int Parallel = 64;
         var missing = new System.Collections.Concurrent.ConcurrentBag<string>();
@@ -68,7 +68,7 @@ internal static class ClusterKeys
             for (var i = lane; i < keys.Length; i += Parallel)
             {
                 var value = await client.GetAsync(keys[i]);
-                if (value is null || Encoding.UTF8.GetString(value) != keys[i])
+                if (value is null || Encoding.UTF8.GetString(value) != ValueOf(keys[i], valueBytes))
                 {
                     missing.Add(keys[i]);
                 }
@@ -77,6 +77,8 @@ internal static class ClusterKeys
         return [.. missing];
     }
 
+    /// <summary>A key's value in these tests: its own name, padded with dots to <paramref name="valueBytes"/>.</summary>
+    public static string ValueOf(string key, int valueBytes) => key.PadRight(valueBytes, '.');
 
     /// <summary>Time until every key answers a write (of "after") and a read without error.</summary>
     public static Task<TimeSpan> WaitUntilKeysAnswerAsync(ICubbyClient client, string[] keys, TimeSpan timeout) =>

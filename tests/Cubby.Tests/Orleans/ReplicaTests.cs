@@ -11,7 +11,8 @@ namespace Cubby.Tests.Orleans;
 
 /// <summary>
 /// <c>Cubby:Replicas</c> on silo processes over a real PostgreSQL: a silo killed with SIGKILL under eight writers loses
-/// no acknowledged write, and no deleted or expired key comes back; two silos killed at once lose exactly the shards
+/// no acknowledged write, and no deleted or expired key comes back; a silo killed while shards migrate to it loses
+/// nothing; two silos killed at once lose exactly the shards
 /// whose every copy was on them; a primary frozen until the cluster declared it dead acknowledges no write once it
 /// runs again.
 /// </summary>
@@ -72,6 +73,46 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
                 Assert.Equal(key, (await resp.CallAsync("GET", key)).AsString());
             }
         }
+    }
+
+    [Fact]
+    public async Task A_silo_killed_while_shards_migrate_to_it_loses_nothing()
+    {
+        const int ValueBytes = 2_048;
+        const int Joiner = 2;
+        using var cluster = new ProcessCluster(ConnectionString, $"replicas-{Guid.NewGuid():N}", 3, SlotCount, "--Cubby:Replicas", "1");
+        await cluster.StartAsync(0);
+        await cluster.StartAsync(1);
+        await cluster.WaitSettledAsync(2, TimeSpan.FromSeconds(90));
+        await using var services = ClusterKeys.ClientFor(cluster);
+        var client = services.GetRequiredService<ICubbyClient>();
+        var keys = Enumerable.Range(0, 30_000).Select(i => $"moving:{i}").ToArray();
+        await ClusterKeys.WriteAllAsync(client, keys, ValueBytes);
+
+        // The joiner's shards (about a third, 20 MB) start moving to it as soon as the others see it; it dies mid-move.
+        string arrived;
+        await using (var load = new ClusterLoad(client, workers: 8, keySpace: 2_000, prefix: "during"))
+        {
+            await cluster.StartAsync(Joiner);
+            var info = new Dictionary<string, string>();
+            await Poll.UntilAsync(async () =>
+            {
+                info = await cluster.ClusterInfoAsync(Joiner);
+                return info["cubby_shards_migrated_in"] != "0";
+            }, TimeSpan.FromSeconds(60), "shards to start arriving at the joiner");
+            cluster.Kill(Joiner);
+            arrived = info["cubby_shards_migrated_in"];
+
+            var recovered = await ClusterKeys.WaitUntilReadsAnswerAsync(client, keys, TimeSpan.FromSeconds(90));
+            await load.StopAsync();
+            output.WriteLine($"killed with {arrived} shards arrived; reads answer again after {recovered.TotalSeconds:0.0} s; {load.Calls} calls, {load.Failures.Count} failed, longest {load.LongestCall.TotalMilliseconds:0} ms");
+            var lost = await load.FindLostAsync(client);
+            Assert.True(lost.Count == 0, $"{lost.Count} acknowledged writes lost, first: {string.Join(", ", lost.Take(5))}{cluster.DescribeAll()}");
+        }
+
+        var missing = await ClusterKeys.FindMissingAsync(client, keys, ValueBytes);
+        output.WriteLine($"after the kill: {missing.Count} of {keys.Length} keys lost");
+        Assert.True(missing.Count == 0, $"{ClusterKeys.Describe(missing)} (the joiner was killed with {arrived} shards arrived){cluster.DescribeAll()}");
     }
 
     [Fact]

@@ -80,9 +80,14 @@ internal sealed partial class Shard
     {
         ref var metadata = ref _store.MetadataAt(index);
         metadata.LastAccess = EntryMetadata.Clock(now);
-        if (slide)
+        if (slide && metadata.SlidingWindow != 0)
         {
+            var before = metadata.ExpiresAt;
             metadata.Slide(now);
+            if (metadata.CrossedHalfWindow(before))
+            {
+                Renewed(_store.KeyAt(index));
+            }
         }
 
         return ref metadata;

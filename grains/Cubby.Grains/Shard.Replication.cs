@@ -97,6 +97,20 @@ internal sealed partial class Shard
     private void Changed(ReadOnlySpan<byte> key)
     {
         _watches.Changed(key);
+        Record(key);
+    }
+
+    /// <summary>
+    /// Records a sliding renewal of <paramref name="key"/> for the replicas, not a change watchers see. Only renewals
+    /// that cross into a later half-window come here (<see cref="EntryMetadata.CrossedHalfWindow"/>), so a key read
+    /// constantly costs its replicas about two copies per window, and after a failover it has at least half its
+    /// window left of what it had.
+    /// </summary>
+    private void Renewed(ReadOnlySpan<byte> key) => Record(key);
+
+    /// <summary>Remembers <paramref name="key"/> for the batch this turn seals, when the shard has replicas.</summary>
+    private void Record(ReadOnlySpan<byte> key)
+    {
         if (_changed is { } changed && _replicator!.Recording && !changed.GetAlternateLookup<ReadOnlySpan<byte>>().Contains(key))
         {
             changed.Add(key.ToArray());

@@ -41,6 +41,17 @@ internal struct EntryMetadata
         }
     }
 
+    /// <summary>
+    /// Whether a renewal that moved the deadline from <paramref name="before"/> to <see cref="ExpiresAt"/> crossed into
+    /// a later half of a window, counting halves from the epoch: true at most about twice per window however often the
+    /// entry is read, and a deadline last told to a replica at such a crossing is less than half a window behind.
+    /// </summary>
+    public readonly bool CrossedHalfWindow(long before)
+    {
+        var half = Math.Max(1, SlidingWindow / 2);
+        return ExpiresAt / half != before / half;
+    }
+
     /// <summary>Replaces every expiry setting with a plain absolute one (as Redis EXPIRE does).</summary>
     public void SetAbsolute(long expiresAt)
     {

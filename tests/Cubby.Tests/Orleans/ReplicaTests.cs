@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Text;
 using Cubby.Client;
 using Cubby.Grains.Placement;
@@ -12,9 +13,9 @@ namespace Cubby.Tests.Orleans;
 /// <summary>
 /// <c>Cubby:Replicas</c> on silo processes over a real PostgreSQL: a silo killed with SIGKILL under eight writers loses
 /// no acknowledged write, and no deleted or expired key comes back; a silo killed while shards migrate to it loses
-/// nothing; two silos killed at once lose exactly the shards
-/// whose every copy was on them; a primary frozen until the cluster declared it dead acknowledges no write once it
-/// runs again.
+/// nothing; a sliding entry kept alive by reads keeps its renewed deadline across a failover; two silos killed at once
+/// lose exactly the shards whose every copy was on them; a primary frozen until the cluster declared it dead
+/// acknowledges no write once it runs again.
 /// </summary>
 [Collection(PostgresCollection.Name)]
 public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output) : OwnSchemaTests(server, "cubby_replicas")
@@ -113,6 +114,37 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
         var missing = await ClusterKeys.FindMissingAsync(client, keys, ValueBytes);
         output.WriteLine($"after the kill: {missing.Count} of {keys.Length} keys lost");
         Assert.True(missing.Count == 0, $"{ClusterKeys.Describe(missing)} (the joiner was killed with {arrived} shards arrived){cluster.DescribeAll()}");
+    }
+
+    [Fact]
+    public async Task A_sliding_entry_kept_alive_by_reads_outlives_its_first_deadline_across_a_failover()
+    {
+        var window = TimeSpan.FromSeconds(8);
+        using var cluster = new ProcessCluster(ConnectionString, $"replicas-{Guid.NewGuid():N}", 3, SlotCount, "--Cubby:Replicas", "1");
+        await cluster.StartAllAsync();
+        await cluster.WaitSettledAsync(3, TimeSpan.FromSeconds(90));
+        await using var services = ClusterKeys.ClientFor(cluster);
+        var client = services.GetRequiredService<ICubbyClient>();
+
+        const int Victim = 1;
+        var owners = await ClusterKeys.OwnersAsync(cluster, 0);
+        var shardMap = new ShardMap(SlotCount);
+        var key = Enumerable.Range(0, 10_000).Select(i => $"sliding:{i}").First(key => owners[shardMap.SlotOf(Encoding.UTF8.GetBytes(key))] == $"127.0.0.1:{cluster.RespPort(Victim)}");
+        await client.PutAsync(key, Encoding.UTF8.GetBytes(key), CacheEntryOptions.Sliding(window));
+
+        // Read past the deadline of the write: only the renewals keep it, and only those its replica heard survive.
+        var clock = Stopwatch.StartNew();
+        while (clock.Elapsed < window * 1.5)
+        {
+            Assert.NotNull(await client.GetAsync(key));
+            await Task.Delay(TimeSpan.FromMilliseconds(500));
+        }
+
+        cluster.Kill(Victim);
+        var recovered = await ClusterKeys.WaitUntilReadsAnswerAsync(client, [key], TimeSpan.FromSeconds(60));
+        var value = await client.GetAsync(key);
+        output.WriteLine($"written {clock.Elapsed.TotalSeconds:0.0} s ago with an {window.TotalSeconds:0} s window; reads answered again {recovered.TotalSeconds:0.0} s after the kill; found: {value is not null}");
+        Assert.True(value is not null, $"the entry was gone {clock.Elapsed.TotalSeconds:0.0} s after its write, though read every 0.5 s until the kill{cluster.DescribeAll()}");
     }
 
     [Fact]

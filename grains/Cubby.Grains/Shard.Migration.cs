@@ -17,9 +17,10 @@ internal sealed partial class Shard
     /// <param name="output">Receives one whole chunk, or nothing when the call returns false.</param>
     /// <returns>True when a chunk was written; false, writing nothing, when no live entry is left.</returns>
     /// <remarks>
-    /// The caller freezes the grain (no writes) while it streams; the turn is taken anyway. The cursor walks the dense
-    /// indexes downwards, so removals meanwhile (expiry, eviction) can never make it skip an entry: a removal moves the
-    /// last entry, already written, into the hole, which at worst sends that entry twice (installing is idempotent).
+    /// Each call takes the turn for its chunk only, so writes may run between calls (a replica's snapshot). The cursor
+    /// walks the dense indexes downwards, so removals meanwhile can never make it skip an entry that stays: a removal
+    /// moves the last entry, already written, into the hole, which at worst sends that entry twice (installing is
+    /// idempotent); entries added meanwhile go after the cursor's start and are not written.
     /// </remarks>
     public bool WriteChunk(ref int cursor, int maxBytes, IBufferWriter<byte> output)
     {

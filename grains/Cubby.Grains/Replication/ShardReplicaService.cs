@@ -15,7 +15,7 @@ internal sealed class ShardReplicaService(GrainId id, global::Orleans.Runtime.Si
 
     public Task<ReplicaPosition?> PositionOf(int slot) => Task.FromResult(replicas.PositionOf(slot));
 
-    public Task<ReplicaCopy?> HandOver(int slot, long epoch) => Task.FromResult(replicas.HandOver(slot, epoch));
+    public Task<ReplicaCopy?> HandOver(int slot, long epoch) => replicas.HandOverAsync(slot, epoch);
 
     public Task Forget(int slot, long epoch)
     {

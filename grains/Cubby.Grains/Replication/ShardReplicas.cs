@@ -6,7 +6,7 @@ namespace Cubby.Grains.Replication;
 /// evicted or expired here: the primary's evictions and expiries arrive as removals), the primary's epoch and the last
 /// batch applied. A primary on a silo that this silo's membership has declared dead is fenced: it may not have heard yet,
 /// but its shards have resumed elsewhere, and nothing it writes may be acknowledged. So is a primary older than one this
-/// silo handed its replica to (<see cref="HandOver"/>) or promoted it for (<see cref="Promote"/>).
+/// silo handed its replica to (<see cref="HandOverAsync"/>) or promoted it for (<see cref="Promote"/>).
 /// </summary>
 internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipService membership) : IDisposable
 {
@@ -183,7 +183,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
     /// silo, as migration chunks, and drops it here; null when this silo keeps none. Primaries older than
     /// <paramref name="epoch"/> are refused from now on.
     /// </summary>
-    public ReplicaCopy? HandOver(int slot, long epoch)
+    public async Task<ReplicaCopy?> HandOverAsync(int slot, long epoch)
     {
         var replica = Take(slot, epoch);
         if (replica is null)
@@ -191,14 +191,17 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
             return null;
         }
 
-        ReplicaCopy copy;
+        ReplicaPosition position;
         lock (replica)
         {
-            copy = new ReplicaCopy(new ReplicaPosition(replica.Epoch, replica.Sequence), replica.Entries.Snapshot(ShardGrain.MigrationChunkBytes).Chunks);
+            // Retired, it takes no more batches: its entries hold still while they are copied.
+            replica.Retired = true;
+            position = new ReplicaPosition(replica.Epoch, replica.Sequence);
         }
 
-        Retire(replica);
-        return copy;
+        var (chunks, _) = await replica.Entries.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
+        replica.Entries.Dispose();
+        return new ReplicaCopy(position, chunks);
     }
 
     public void Dispose()

@@ -393,7 +393,7 @@ internal sealed partial class ShardReplicator : IDisposable
         {
             try
             {
-                var (chunks, sequence) = _shard.Snapshot(ShardGrain.MigrationChunkBytes);
+                var (chunks, sequence) = await _shard.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
                 var answer = await _silos.Of(target).Install(_homes.Self, _shard.Slot, _epoch, sequence, chunks).WaitAsync(token).ConfigureAwait(false);
                 if (answer != ReplicaAnswer.Applied)
                 {

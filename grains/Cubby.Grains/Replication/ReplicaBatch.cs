@@ -10,6 +10,7 @@ namespace Cubby.Grains.Replication;
 /// <param name="Removed">The keys removed: deleted, expired or evicted.</param>
 [GenerateSerializer]
 [Immutable]
+[SuppressReferenceTracking]
 [Alias("cubby.replica-batch")]
 internal sealed record ReplicaBatch(
     [property: Id(0)] long Sequence,
@@ -23,6 +24,7 @@ internal sealed record ReplicaBatch(
 /// <param name="Batches">Consecutive batches; those the replica already applied are skipped.</param>
 [GenerateSerializer]
 [Immutable]
+[SuppressReferenceTracking]
 [Alias("cubby.replica-shipment")]
 internal sealed record ReplicaShipment(
     [property: Id(0)] int Slot,

@@ -21,5 +21,6 @@ internal readonly record struct ReplicaPosition([property: Id(0)] long Epoch, [p
 /// <param name="Chunks">Its entries as migration chunks.</param>
 [GenerateSerializer]
 [Immutable]
+[SuppressReferenceTracking]
 [Alias("cubby.replica-copy")]
 internal sealed record ReplicaCopy([property: Id(0)] ReplicaPosition Position, [property: Id(1)] byte[][] Chunks);

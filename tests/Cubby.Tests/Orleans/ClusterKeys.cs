@@ -31,6 +31,15 @@ internal static class ClusterKeys
         return owners;
     }
 
+    /// <summary>The first key of the form <c>{prefix}:{n}</c> whose shard is active on the silo at <paramref name="silo"/>.</summary>
+    public static async Task<string> KeyOnAsync(ProcessCluster cluster, int silo, string prefix)
+    {
+        var owners = await OwnersAsync(cluster, 0);
+        var shardMap = new ShardMap(cluster.SlotCount);
+        var endpoint = $"127.0.0.1:{cluster.RespPort(silo)}";
+        return Enumerable.Range(0, 100_000).Select(i => $"{prefix}:{i}").First(key => owners[shardMap.SlotOf(Encoding.UTF8.GetBytes(key))] == endpoint);
+    }
+
     public static ServiceProvider ClientFor(ProcessCluster cluster)
     {
         var services = new ServiceCollection();

@@ -127,9 +127,7 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
         var client = services.GetRequiredService<ICubbyClient>();
 
         const int Victim = 1;
-        var owners = await ClusterKeys.OwnersAsync(cluster, 0);
-        var shardMap = new ShardMap(SlotCount);
-        var key = Enumerable.Range(0, 10_000).Select(i => $"sliding:{i}").First(key => owners[shardMap.SlotOf(Encoding.UTF8.GetBytes(key))] == $"127.0.0.1:{cluster.RespPort(Victim)}");
+        var key = await ClusterKeys.KeyOnAsync(cluster, Victim, "sliding");
         await client.PutAsync(key, Encoding.UTF8.GetBytes(key), CacheEntryOptions.Sliding(window));
 
         // Read past the deadline of the write: only the renewals keep it, and only those its replica heard survive.
@@ -191,9 +189,7 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
         var client = services.GetRequiredService<ICubbyClient>();
 
         const int Stale = 1;
-        var owners = await ClusterKeys.OwnersAsync(cluster, 0);
-        var shardMap = new ShardMap(SlotCount);
-        var key = Enumerable.Range(0, 10_000).Select(i => $"fenced:{i}").First(key => owners[shardMap.SlotOf(Encoding.UTF8.GetBytes(key))] == $"127.0.0.1:{cluster.RespPort(Stale)}");
+        var key = await ClusterKeys.KeyOnAsync(cluster, Stale, "fenced");
         await using var stale = await RespTestClient.ConnectAsync(cluster[Stale].RespEndPoint);
         Assert.Equal("OK", (await stale.CallAsync("SET", key, "before")).AsString());
 

@@ -35,8 +35,9 @@ internal interface IShardReplicaService : IGrainService
     Task<ReplicaPosition?> PositionOf(int slot);
 
     /// <summary>
-    /// Gives this silo's replica of <paramref name="slot"/> to the shard's new primary of <paramref name="epoch"/>, which
-    /// resumed elsewhere without its entries; primaries of older epochs are refused from then on. Null when it keeps none.
+    /// Copies this silo's replica of <paramref name="slot"/> for the shard's new primary of <paramref name="epoch"/>, which
+    /// resumed elsewhere without its entries; primaries of older epochs are refused from then on, and the replica is kept
+    /// until it is forgotten. Null when it keeps none.
     /// </summary>
     /// <param name="slot">The shard.</param>
     /// <param name="epoch">The new primary's epoch.</param>

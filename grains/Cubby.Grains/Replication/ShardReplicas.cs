@@ -63,7 +63,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
                 return ReplicaAnswer.Fenced;
             }
 
-            if (epoch > replica.Epoch || replica.Retired)
+            if (epoch > replica.Epoch || replica.Retired || replica.Frozen)
             {
                 return ReplicaAnswer.NeedsSnapshot;
             }
@@ -179,28 +179,38 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
     }
 
     /// <summary>
-    /// Gives the replica of <paramref name="slot"/> to the shard's new primary of <paramref name="epoch"/> on another
-    /// silo, as migration chunks, and drops it here; null when this silo keeps none. Primaries older than
-    /// <paramref name="epoch"/> are refused from now on.
+    /// Copies the replica of <paramref name="slot"/>, as migration chunks, for the shard's new primary of
+    /// <paramref name="epoch"/> on another silo; null when this silo keeps none. Primaries older than
+    /// <paramref name="epoch"/> are refused from now on. The replica stays, frozen, until a newer primary's replicas are
+    /// in step and it is told to <see cref="Forget"/>: a new primary that fails to take the copy, or dies before any
+    /// replica of its own has it, leaves it here to be handed over again.
     /// </summary>
     public async Task<ReplicaCopy?> HandOverAsync(int slot, long epoch)
     {
-        var replica = Take(slot, epoch);
-        if (replica is null)
+        Replica? replica;
+        lock (_gate)
         {
-            return null;
+            RaiseFloor(slot, epoch);
+            if (!_replicas.TryGetValue(slot, out replica))
+            {
+                return null;
+            }
         }
 
         ReplicaPosition position;
         lock (replica)
         {
-            // Retired, it takes no more batches: its entries hold still while they are copied.
-            replica.Retired = true;
+            if (replica.Retired)
+            {
+                return null;
+            }
+
+            // Frozen, it takes no more batches: its entries hold still while they are copied.
+            replica.Frozen = true;
             position = new ReplicaPosition(replica.Epoch, replica.Sequence);
         }
 
         var (chunks, _) = await replica.Entries.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
-        replica.Entries.Dispose();
         return new ReplicaCopy(position, chunks);
     }
 
@@ -222,10 +232,13 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
     {
         lock (_gate)
         {
-            _floors[slot] = Math.Max(epoch, _floors.GetValueOrDefault(slot));
+            RaiseFloor(slot, epoch);
             return _replicas.Remove(slot, out var replica) ? replica : null;
         }
     }
+
+    /// <summary>Refuses primaries of <paramref name="slot"/> older than <paramref name="epoch"/> from now on. Called under the gate.</summary>
+    private void RaiseFloor(int slot, long epoch) => _floors[slot] = Math.Max(epoch, _floors.GetValueOrDefault(slot));
 
     /// <summary>
     /// Whether <paramref name="primary"/>, of <paramref name="epoch"/>, can no longer be <paramref name="slot"/>'s
@@ -270,5 +283,8 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
 
         /// <summary>Replaced, forgotten or promoted: batches for it are no longer applied.</summary>
         public bool Retired { get; set; }
+
+        /// <summary>Handed over to a newer primary: kept, and reported, but batches for it are no longer applied.</summary>
+        public bool Frozen { get; set; }
     }
 }

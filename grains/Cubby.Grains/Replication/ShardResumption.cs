@@ -9,7 +9,8 @@ namespace Cubby.Grains.Replication;
 /// freshest replica any silo kept of it. The silo ranked next usually keeps it, but a shard that was moving, or a
 /// ranking that changed since, can leave the freshest copy elsewhere, so every shard-hosting silo is asked where its
 /// replica stands (<see cref="ReplicaPosition"/>) and the greatest is taken: this silo's own by promotion, another's by
-/// hand-over. Either way the silo that gave it up fences primaries older than the new one.
+/// hand-over (a copy: the giving silo keeps it until the new primary's replicas are in step). Either way the silo that
+/// gave it up fences primaries older than the new one.
 /// </summary>
 internal sealed partial class ShardResumption(ShardReplicas replicas, ShardReplicaSilos silos, ShardHomes homes, ShardCatalog catalog, ILogger<ShardResumption> logger)
 {
@@ -34,13 +35,8 @@ internal sealed partial class ShardResumption(ShardReplicas replicas, ShardRepli
         {
             if (await HandOverAsync(silo, slot, epoch).ConfigureAwait(false) is { } copy)
             {
+                var entries = Install(slot, copy);
                 replicas.Promote(slot, epoch)?.Dispose();
-                var entries = catalog.CreateDetached(slot);
-                foreach (var chunk in copy.Chunks)
-                {
-                    entries.Install(chunk);
-                }
-
                 LogHandedOver(logger, slot, silo, entries.Count, copy.Position.Epoch, copy.Position.Sequence);
                 return (entries, epoch);
             }
@@ -53,6 +49,29 @@ internal sealed partial class ShardResumption(ShardReplicas replicas, ShardRepli
         }
 
         return (promoted, epoch);
+    }
+
+    /// <summary>
+    /// The copy as this silo's entries of <paramref name="slot"/>. When they do not fit (the memory budget is full) the
+    /// activation fails with nothing kept here; the giving silo still keeps its copy for the next attempt.
+    /// </summary>
+    private Shard Install(int slot, ReplicaCopy copy)
+    {
+        var entries = catalog.CreateDetached(slot);
+        try
+        {
+            foreach (var chunk in copy.Chunks)
+            {
+                entries.Install(chunk);
+            }
+
+            return entries;
+        }
+        catch
+        {
+            entries.Dispose();
+            throw;
+        }
     }
 
     private async Task<(SiloAddress Silo, ReplicaPosition? Position)> PositionAsync(SiloAddress silo, int slot)

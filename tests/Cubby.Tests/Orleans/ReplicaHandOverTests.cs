@@ -1,0 +1,68 @@
+using System.Text;
+using Cubby.Grains.Migration;
+using Cubby.Grains.Replication;
+using Cubby.Sharding;
+using Cubby.Tests.Client;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace Cubby.Tests.Orleans;
+
+/// <summary>
+/// A silo that hands its replica to a shard's new primary on another silo copies it rather than giving it away: a new
+/// primary that fails to install the copy, or dies before a replica of its own has it, finds it again.
+/// </summary>
+public sealed class ReplicaHandOverTests
+{
+    private const int Slot = 7;
+    private const int Keys = 20;
+    private static readonly ShardMap Shards = new();
+
+    [Fact]
+    public async Task A_replica_handed_over_stays_frozen_until_forgotten_and_its_old_primary_can_no_longer_write()
+    {
+        await using var cluster = await ShardCluster.StartAsync(2);
+        var shard = cluster.Grains.GetGrain<IShardGrain>(Slot);
+        var keys = Enumerable.Range(0, 100_000).Select(static i => Encoding.UTF8.GetBytes($"handed:{i}")).Where(static key => Shards.SlotOf(key) == Slot).Take(Keys).ToArray();
+        await shard.SetMany(keys, [.. keys.Select(static key => Encoding.UTF8.GetBytes("value of " + Encoding.UTF8.GetString(key)))], ShardExpiry.Never, CacheEntryFlags.None);
+
+        // Acknowledged, so the silo that does not host the shard has applied it.
+        var keeper = cluster.Cluster.GetActiveSilos().Select(static silo => silo.ServiceProvider.GetRequiredService<ShardReplicas>()).Single(replicas => replicas.PositionOf(Slot) is not null);
+        var position = keeper.PositionOf(Slot)!.Value;
+        var newer = position.Epoch + 1;
+
+        var copy = await keeper.HandOverAsync(Slot, newer);
+        Assert.NotNull(copy);
+        Assert.Equal(position, copy.Position);
+        Assert.Equal(keys.Select(Encoding.UTF8.GetString).Order(), KeysIn(copy).Order());
+
+        // Kept and still reported: a new primary that could not install the copy asks again and gets it again.
+        Assert.Equal(position, keeper.PositionOf(Slot));
+        var again = await keeper.HandOverAsync(Slot, newer);
+        Assert.NotNull(again);
+        Assert.Equal(KeysIn(copy).Order(), KeysIn(again).Order());
+
+        // The old primary's replica now refuses it, so it cannot acknowledge a write that the new one would not have.
+        var write = Encoding.UTF8.GetBytes("value after the hand-over");
+        await Assert.ThrowsAsync<InvalidOperationException>(async () => await shard.Set(keys[0], write, ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always));
+        Assert.Equal(position, keeper.PositionOf(Slot));
+
+        // Once the new primary's replicas are in step it has every silo forget copies of older epochs.
+        keeper.Forget(Slot, newer - 1);
+        await Poll.UntilAsync(() => keeper.PositionOf(Slot) is null, TimeSpan.FromSeconds(10), "the frozen copy to be forgotten");
+    }
+
+    private static List<string> KeysIn(ReplicaCopy copy)
+    {
+        var keys = new List<string>();
+        foreach (var chunk in copy.Chunks)
+        {
+            var reader = new MigrationChunkReader(chunk);
+            while (reader.TryRead(out var entry))
+            {
+                keys.Add(Encoding.UTF8.GetString(entry.Key));
+            }
+        }
+
+        return keys;
+    }
+}

@@ -1,5 +1,7 @@
 using System.Text;
+using Cubby.Grains;
 using Cubby.Grains.Migration;
+using Cubby.Grains.Placement;
 using Cubby.Grains.Replication;
 using Cubby.Sharding;
 using Cubby.Tests.Client;
@@ -21,12 +23,20 @@ public sealed class ReplicaHandOverTests
     public async Task A_replica_handed_over_stays_frozen_until_forgotten_and_its_old_primary_can_no_longer_write()
     {
         await using var cluster = await ShardCluster.StartAsync(2);
+        var silos = cluster.Cluster.GetActiveSilos().ToArray();
         var shard = cluster.Grains.GetGrain<IShardGrain>(Slot);
         var keys = Enumerable.Range(0, 100_000).Select(static i => Encoding.UTF8.GetBytes($"handed:{i}")).Where(static key => Shards.SlotOf(key) == Slot).Take(Keys).ToArray();
-        await shard.SetMany(keys, [.. keys.Select(static key => Encoding.UTF8.GetBytes("value of " + Encoding.UTF8.GetString(key)))], ShardExpiry.Never, CacheEntryFlags.None);
+        byte[][] values = [.. keys.Select(static key => Encoding.UTF8.GetBytes("value of " + Encoding.UTF8.GetString(key)))];
+        await shard.SetMany(keys, values, ShardExpiry.Never, CacheEntryFlags.None);
+
+        // A shard placed before both silos knew each other is away from its home, with no replica until it moves there.
+        await Poll.UntilAsync(() => silos.Any(static silo => silo.ServiceProvider.GetRequiredService<ShardHomes>() is var homes
+            && homes.Homes().Length == 2 && homes.HomeOf(Slot).Equals(homes.Self)
+            && silo.ServiceProvider.GetRequiredService<ShardCatalog>().Find(Slot) is { IsOpen: true }), TimeSpan.FromSeconds(30), "the shard to be at its home");
+        await shard.SetMany(keys, values, ShardExpiry.Never, CacheEntryFlags.None);
 
         // Acknowledged, so the silo that does not host the shard has applied it.
-        var keeper = cluster.Cluster.GetActiveSilos().Select(static silo => silo.ServiceProvider.GetRequiredService<ShardReplicas>()).Single(replicas => replicas.PositionOf(Slot) is not null);
+        var keeper = silos.Select(static silo => silo.ServiceProvider.GetRequiredService<ShardReplicas>()).Single(replicas => replicas.PositionOf(Slot) is not null);
         var position = keeper.PositionOf(Slot)!.Value;
         var newer = position.Epoch + 1;
 

@@ -9,8 +9,10 @@ namespace Cubby.Grains.Replication;
 /// and tells its callers when their changes are on every replica. A batch sealed in the shard's turn is posted at once
 /// to the stream of every replica that is in step (<see cref="ReplicaLinks"/>); a replica that is new, lost track or
 /// did not answer is brought back in step by a sender of this shard's own, with a snapshot of the whole shard or the
-/// batches it lacks, after which it streams again. A replica's silo that does not answer holds acknowledgements back
-/// until Orleans declares it dead and the ranking moves on. A replica that answers <see cref="ReplicaAnswer.Fenced"/>
+/// batches it lacks, after which it streams again. When the ranking moves a replica to another silo, the one it had
+/// keeps streaming, and acknowledging, until every replica of the new ranking is in step: writes do not wait for a new
+/// replica's snapshot, and the shard never has fewer copies than configured. A replica's silo that does not answer
+/// holds acknowledgements back until Orleans declares it dead and the ranking moves on. A replica that answers <see cref="ReplicaAnswer.Fenced"/>
 /// means another primary has taken the shard: from then on this one acknowledges nothing.
 /// </summary>
 internal sealed partial class ShardReplicator : IDisposable
@@ -40,6 +42,9 @@ internal sealed partial class ShardReplicator : IDisposable
     private long _acknowledged;
     private long _rankedAt = -1;
     private int _replicaCount;
+
+    // Replicas the current ranking names: how many in step it takes to acknowledge.
+    private int _ranked;
     private Exception? _fenced;
     private Task _loop = Task.CompletedTask;
 
@@ -187,8 +192,14 @@ internal sealed partial class ShardReplicator : IDisposable
                     replica.Applied = Math.Max(replica.Applied, sequence);
                     done = AcknowledgeInStep();
                     break;
+                case ReplicaAnswer.NeedsSnapshot when replica.Leaving:
+                    // It lost its copy; the new ranking's replicas get theirs from a snapshot.
+                    _targets.Remove(target);
+                    done = AcknowledgeInStep();
+                    break;
                 case ReplicaAnswer.NeedsSnapshot:
                     (replica.Streaming, replica.NeedsSnapshot) = (false, true);
+                    done = AcknowledgeInStep();
                     break;
             }
         }
@@ -207,6 +218,7 @@ internal sealed partial class ShardReplicator : IDisposable
     /// <summary>A replica's stream could not deliver: the replica is brought back in step by the sender.</summary>
     public void OnFailed(SiloAddress target, Exception exception)
     {
+        List<TaskCompletionSource>? done = null;
         lock (_gate)
         {
             if (!_targets.TryGetValue(target, out var replica) || !replica.Streaming)
@@ -215,8 +227,15 @@ internal sealed partial class ShardReplicator : IDisposable
             }
 
             replica.Streaming = false;
+            if (replica.Leaving)
+            {
+                // Not brought back: the new ranking's replicas are.
+                _targets.Remove(target);
+                done = AcknowledgeInStep();
+            }
         }
 
+        done?.ForEach(static waiter => waiter.TrySetResult());
         LogReplicaUnreachable(_logger, exception, _shard.Slot, target);
         Signal();
     }
@@ -279,13 +298,13 @@ internal sealed partial class ShardReplicator : IDisposable
             {
                 foreach (var (target, replica) in _targets)
                 {
-                    if (!replica.Streaming)
+                    if (!replica.Streaming && !replica.Leaving)
                     {
                         behind.Add((target, replica.NeedsSnapshot));
                     }
                 }
 
-                done = _targets.Count == 0 ? AcknowledgeAlone() : AcknowledgeInStep();
+                done = AcknowledgeInStep();
             }
 
             done?.ForEach(static waiter => waiter.TrySetResult());
@@ -325,20 +344,37 @@ internal sealed partial class ShardReplicator : IDisposable
         }
 
         var ranked = _homes.ReplicasOf(_shard.Slot, _replicas);
+        var homes = _homes.Homes();
+        var home = _homes.HomeOf(_shard.Slot);
         lock (_gate)
         {
-            foreach (var former in _targets.Keys.Where(target => !ranked.Contains(target)).ToArray())
+            foreach (var (former, replica) in _targets.Where(target => !ranked.Contains(target.Key)).ToArray())
             {
-                _targets.Remove(former);
+                // One in step goes on taking the stream until the new ranking's replicas are in step, unless its silo
+                // is going (dead or departing) or is the shard's new home, where the copy would die with the primary.
+                if (replica.Streaming && homes.Contains(former) && !former.Equals(home))
+                {
+                    replica.Leaving = true;
+                }
+                else
+                {
+                    _targets.Remove(former);
+                }
+
                 _leaving.Add(former);
             }
 
             foreach (var target in ranked)
             {
-                _targets.TryAdd(target, new Replica());
+                if (!_targets.TryAdd(target, new Replica()))
+                {
+                    _targets[target].Leaving = false;
+                }
+
                 _leaving.Remove(target);
             }
 
+            _ranked = ranked.Length;
             Volatile.Write(ref _replicaCount, _targets.Count);
             Volatile.Write(ref _rankedAt, stamp);
         }
@@ -352,17 +388,29 @@ internal sealed partial class ShardReplicator : IDisposable
     {
         SiloAddress[] leaving;
         var olderEpochs = false;
+        List<TaskCompletionSource>? done;
         lock (_gate)
         {
-            if (_targets.Values.Any(static replica => !replica.Streaming || replica.NeedsSnapshot))
+            if (_targets.Values.Any(static replica => !replica.Leaving && (!replica.Streaming || replica.NeedsSnapshot)))
             {
                 return;
             }
 
             leaving = [.. _leaving];
             _leaving.Clear();
+            foreach (var silo in leaving)
+            {
+                _targets.Remove(silo);
+            }
+
+            Volatile.Write(ref _replicaCount, _targets.Count);
             (olderEpochs, _olderEpochsForgotten) = (!_olderEpochsForgotten, true);
+
+            // What only the leaving replicas had not answered yet is on every replica that stays.
+            done = AcknowledgeInStep();
         }
+
+        done?.ForEach(static waiter => waiter.TrySetResult());
 
         foreach (var silo in leaving)
         {
@@ -391,6 +439,15 @@ internal sealed partial class ShardReplicator : IDisposable
         long? installed = null;
         if (needsSnapshot)
         {
+            lock (_gate)
+            {
+                if (_targets.TryGetValue(target, out var replica))
+                {
+                    // The snapshot includes everything up to here at least; the batches after must wait for it.
+                    replica.SnapshotFrom = _acknowledged;
+                }
+            }
+
             try
             {
                 var (chunks, sequence) = await _shard.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
@@ -420,7 +477,7 @@ internal sealed partial class ShardReplicator : IDisposable
 
             if (installed is { } sequence)
             {
-                (replica.Applied, replica.NeedsSnapshot) = (Math.Max(replica.Applied, sequence), false);
+                (replica.Applied, replica.NeedsSnapshot, replica.SnapshotFrom) = (Math.Max(replica.Applied, sequence), false, null);
             }
 
             // A replica skips batches it has applied, so what it may have applied unanswered is simply sent again.
@@ -441,9 +498,32 @@ internal sealed partial class ShardReplicator : IDisposable
     /// <summary>With no replica to keep: everything sealed is acknowledged. Called under the gate.</summary>
     private List<TaskCompletionSource>? AcknowledgeAlone() => AcknowledgeUpTo(_shard.SealedSequence);
 
-    /// <summary>What every replica has applied is acknowledged. Called under the gate.</summary>
-    private List<TaskCompletionSource>? AcknowledgeInStep() =>
-        _targets.Count == 0 ? null : AcknowledgeUpTo(_targets.Values.Min(static replica => replica.Applied));
+    /// <summary>
+    /// What every replica in step has applied is acknowledged, once as many are in step as the ranking names: a new
+    /// replica still taking its snapshot, or one that stopped answering, is not waited for while a replica the ranking
+    /// moved away from stands in for it. Called under the gate.
+    /// </summary>
+    private List<TaskCompletionSource>? AcknowledgeInStep()
+    {
+        var inStep = 0;
+        var applied = long.MaxValue;
+        foreach (var replica in _targets.Values)
+        {
+            if (replica.Streaming)
+            {
+                inStep++;
+                applied = Math.Min(applied, replica.Applied);
+            }
+        }
+
+        if (_ranked == 0)
+        {
+            // Nowhere the ranking keeps a copy (a lone silo, or one whose other silo is the home it moves to).
+            return AcknowledgeAlone();
+        }
+
+        return inStep < _ranked ? null : AcknowledgeUpTo(applied);
+    }
 
     private List<TaskCompletionSource>? AcknowledgeUpTo(long sequence)
     {
@@ -453,8 +533,20 @@ internal sealed partial class ShardReplicator : IDisposable
         }
 
         Volatile.Write(ref _acknowledged, sequence);
-        var applied = _batches.FindIndex(batch => batch.Sequence > sequence);
-        _batches.RemoveRange(0, applied < 0 ? _batches.Count : applied);
+
+        // Batches a replica being brought back in step still needs stay: those after what it applied, or after where
+        // its snapshot starts.
+        var kept = sequence;
+        foreach (var replica in _targets.Values)
+        {
+            if (!replica.Streaming)
+            {
+                kept = Math.Min(kept, replica.NeedsSnapshot ? replica.SnapshotFrom ?? long.MaxValue : replica.Applied);
+            }
+        }
+
+        var needed = _batches.FindIndex(batch => batch.Sequence > kept);
+        _batches.RemoveRange(0, needed < 0 ? _batches.Count : needed);
         return TakeWaitersUpTo(sequence);
     }
 
@@ -508,6 +600,12 @@ internal sealed partial class ShardReplicator : IDisposable
 
         /// <summary>Whether it must start over from a snapshot.</summary>
         public bool NeedsSnapshot { get; set; } = true;
+
+        /// <summary>While its snapshot is taken and sent: the acknowledged sequence it starts after at the latest.</summary>
+        public long? SnapshotFrom { get; set; }
+
+        /// <summary>No longer ranked: streamed to, and counted, until the ranking's replicas are in step.</summary>
+        public bool Leaving { get; set; }
     }
 
     [LoggerMessage(EventId = LogEvents.ReplicaSnapshotSent, Level = LogLevel.Debug, Message = "Shard {Shard} sent a snapshot of {Chunks} chunks, up to batch {Sequence}, to its replica on {Silo}")]

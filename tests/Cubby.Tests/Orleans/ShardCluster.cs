@@ -23,8 +23,13 @@ internal sealed class ShardCluster : IAsyncDisposable
 
     public IGrainFactory Grains => Cluster.Client;
 
-    public static async Task<ShardCluster> StartAsync(short silos, ShardOptions? settings = null, TimeSpan? minimumReminderPeriod = null)
+    /// <summary>
+    /// Starts <paramref name="silos"/> silos; <paramref name="configureSilo"/> is given each silo, with the order it starts
+    /// in (0 first, silos added later after).
+    /// </summary>
+    public static async Task<ShardCluster> StartAsync(short silos, ShardOptions? settings = null, TimeSpan? minimumReminderPeriod = null, Action<int, ISiloBuilder>? configureSilo = null)
     {
+        var started = -1;
         var builder = new InProcessTestClusterBuilder(silos);
         // Experimental in Orleans 10, but the default directory lost migrated shards on graceful stop
         // (docs/orleans-cluster.md).
@@ -35,6 +40,7 @@ internal sealed class ShardCluster : IAsyncDisposable
         builder.ConfigureSilo((_, silo) =>
         {
             silo.AddCubbyShards(settings ?? new ShardOptions { KeptForReuseBytes = 0, MaxMemoryBytes = 256L * 1024 * 1024 }, EntryStores.Native(0, 1024 * 1024));
+            configureSilo?.Invoke(Interlocked.Increment(ref started), silo);
             silo.UseInMemoryReminderService();
             if (minimumReminderPeriod is { } period)
             {

@@ -52,8 +52,9 @@ internal sealed partial class ShardResumption(ShardReplicas replicas, ShardRepli
     }
 
     /// <summary>
-    /// The copy as this silo's entries of <paramref name="slot"/>. When they do not fit (the memory budget is full) the
-    /// activation fails with nothing kept here; the giving silo still keeps its copy for the next attempt.
+    /// The copy as this silo's entries of <paramref name="slot"/> (an entry that does not fit the budget is dropped, as a
+    /// migration drops it). A chunk that cannot be installed fails the activation with nothing kept here; the giving
+    /// silo still keeps its copy for the next attempt.
     /// </summary>
     private Shard Install(int slot, ReplicaCopy copy)
     {

@@ -505,6 +505,12 @@ internal sealed partial class ShardReplicator : IDisposable
     /// </summary>
     private List<TaskCompletionSource>? AcknowledgeInStep()
     {
+        if (_ranked == 0)
+        {
+            // Nowhere the ranking keeps a copy (a lone silo, or one whose other silo is the home it moves to).
+            return AcknowledgeAlone();
+        }
+
         var inStep = 0;
         var applied = long.MaxValue;
         foreach (var replica in _targets.Values)
@@ -514,12 +520,6 @@ internal sealed partial class ShardReplicator : IDisposable
                 inStep++;
                 applied = Math.Min(applied, replica.Applied);
             }
-        }
-
-        if (_ranked == 0)
-        {
-            // Nowhere the ranking keeps a copy (a lone silo, or one whose other silo is the home it moves to).
-            return AcknowledgeAlone();
         }
 
         return inStep < _ranked ? null : AcknowledgeUpTo(applied);

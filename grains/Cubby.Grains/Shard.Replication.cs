@@ -2,6 +2,7 @@ using System.Buffers;
 using Cubby.Grains.Migration;
 using Cubby.Grains.Replication;
 using Cubby.Grains.Storage;
+using Cubby.Text;
 
 namespace Cubby.Grains;
 
@@ -31,7 +32,7 @@ internal sealed partial class Shard
         lock (_turn)
         {
             _replicator = replicator;
-            _changed = new HashSet<byte[]>(ByteKeyComparer.Instance);
+            _changed = new HashSet<byte[]>(ByteStringComparer.Instance);
         }
     }
 

@@ -13,5 +13,8 @@ internal static class CommandFlags
     public static readonly string[] Admin = ["loading", "stale"];
     public static readonly string[] Clock = ["random", "loading", "stale", "fast"];
     public static readonly string[] Transaction = ["noscript", "loading", "stale", "fast", "allow_busy"];
+    public static readonly string[] Subscription = ["pubsub", "noscript", "loading", "stale"];
+    public static readonly string[] Publish = ["pubsub", "loading", "stale", "fast"];
+    public static readonly string[] PubSubQuery = ["pubsub", "loading", "stale"];
     public static readonly string[] TransactionSlow = ["noscript", "loading", "stale", "skip_slowlog"];
 }

@@ -39,6 +39,9 @@ internal static class ErrorText
 
     public static string TransactionNotHeld(string reason) => $"ERR the transaction ran nothing: its shards could not be held: {reason}";
 
+    public static string NotInSubscribedContext(string command) =>
+        $"ERR Can't execute '{command}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
+
     public static string WrongArity(string command) => $"ERR wrong number of arguments for '{command}' command";
 
     public static string InvalidExpireTime(string command) => $"ERR invalid expire time in '{command}' command";

@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Cubby.Grains.Storage;
+using Cubby.Text;
 
 namespace Cubby.Grains.Watching;
 
@@ -11,7 +12,7 @@ namespace Cubby.Grains.Watching;
 /// </summary>
 internal sealed class KeyWatches
 {
-    private readonly Dictionary<byte[], (long Stamp, int Watchers)> _keys = new(ByteKeyComparer.Instance);
+    private readonly Dictionary<byte[], (long Stamp, int Watchers)> _keys = new(ByteStringComparer.Instance);
     private long _clock;
 
     public bool IsEmpty => _keys.Count == 0;

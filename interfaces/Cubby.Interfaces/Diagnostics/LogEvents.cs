@@ -22,6 +22,12 @@ public static class LogEvents
     /// <summary>A RESP client was disconnected unanswered because a shard could not acknowledge its writes.</summary>
     public const int ReplicationFailed = 1005;
 
+    /// <summary>A published message or a PUBSUB query did not reach another silo; its subscribers there missed it.</summary>
+    public const int PubSubPeerUnreachable = 1006;
+
+    /// <summary>A pub/sub subscriber was disconnected: more of its messages waited than its limit allows.</summary>
+    public const int SubscriberFellBehind = 1007;
+
     /// <summary>Sampling the silo's activity for the dashboard failed.</summary>
     public const int SamplingFailed = 2001;
 

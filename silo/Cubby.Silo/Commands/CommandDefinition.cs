@@ -16,6 +16,12 @@ internal sealed record CommandDefinition(string Name, int Arity, CommandHandler 
     /// <summary>Whether a client that has not authenticated may run it.</summary>
     public bool AllowedBeforeAuth { get; init; }
 
+    /// <summary>Whether a RESP2 connection subscribed to channels or patterns may run it (Redis's subscribed context).</summary>
+    public bool AllowedWhileSubscribed { get; init; }
+
+    /// <summary>Whether its first argument names a subcommand, which errors name as <c>command|subcommand</c>.</summary>
+    public bool HasSubcommands { get; init; }
+
     /// <summary>Whether it runs at once even between MULTI and EXEC (MULTI, EXEC, DISCARD, WATCH, QUIT), instead of being queued.</summary>
     public bool ControlsTransaction { get; init; }
 

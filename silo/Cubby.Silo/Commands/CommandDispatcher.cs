@@ -58,6 +58,11 @@ internal static class CommandDispatcher
         {
             session.Writer.WriteError(ErrorText.WrongArity(command.Name));
         }
+        else if (session.InSubscribedContext && !command.AllowedWhileSubscribed)
+        {
+            var name = command.HasSubcommands ? $"{command.Name}|{ErrorText.Printable(request[1]).ToLowerInvariant()}" : command.Name;
+            session.Writer.WriteError(ErrorText.NotInSubscribedContext(name));
+        }
         else
         {
             session.LastCommand = command.Name;

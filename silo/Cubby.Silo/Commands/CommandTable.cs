@@ -1,4 +1,5 @@
 using Cubby.Grains.Commands;
+using Cubby.Silo.PubSub;
 using Cubby.Silo.Transactions;
 using static Cubby.Grains.Commands.CommandFlags;
 
@@ -28,22 +29,22 @@ internal sealed class CommandTable
     public static CommandTable Create() => new(
     [
         // Connection
-        new("ping", -1, ConnectionCommands.Ping, Connection),
+        new("ping", -1, ConnectionCommands.Ping, Connection) { AllowedWhileSubscribed = true },
         new("echo", 2, ConnectionCommands.Echo, Connection),
         new("hello", -1, ConnectionCommands.Hello, Connection) { AllowedBeforeAuth = true },
         new("auth", -2, ConnectionCommands.Auth, Connection) { AllowedBeforeAuth = true },
         new("select", 2, ConnectionCommands.Select, Connection),
-        new("quit", -1, ConnectionCommands.Quit, Connection) { AllowedBeforeAuth = true, ControlsTransaction = true },
-        new("client", -2, ConnectionCommands.Client, Admin),
+        new("quit", -1, ConnectionCommands.Quit, Connection) { AllowedBeforeAuth = true, ControlsTransaction = true, AllowedWhileSubscribed = true },
+        new("client", -2, ConnectionCommands.Client, Admin) { HasSubcommands = true },
 
         // Server
-        new("command", -1, ServerCommands.Command, Admin),
-        new("config", -2, ServerCommands.Config, Admin),
+        new("command", -1, ServerCommands.Command, Admin) { HasSubcommands = true },
+        new("config", -2, ServerCommands.Config, Admin) { HasSubcommands = true },
         new("info", -1, ServerCommands.Info, Admin),
-        new("memory", -2, MemoryCommand.Memory, Admin),
+        new("memory", -2, MemoryCommand.Memory, Admin) { HasSubcommands = true },
         new("time", 1, ServerCommands.Time, Clock),
-        new("cluster", -2, ServerCommands.Cluster, Admin),
-        new("function", -2, ServerCommands.Function, Admin),
+        new("cluster", -2, ServerCommands.Cluster, Admin) { HasSubcommands = true },
+        new("function", -2, ServerCommands.Function, Admin) { HasSubcommands = true },
         new("dbsize", 1, WholeKeyspaceCommands.DbSize, Read) { WholeKeyspace = true },
         new("flushall", -1, WholeKeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },
         new("flushdb", -1, WholeKeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },
@@ -54,6 +55,14 @@ internal sealed class CommandTable
         new("discard", 1, TransactionCommands.Discard, Transaction) { ControlsTransaction = true },
         new("watch", -2, WatchCommands.Watch, Transaction) { ControlsTransaction = true },
         new("unwatch", 1, WatchCommands.Unwatch, Transaction),
+
+        // Pub/sub
+        new("subscribe", -2, PubSubCommands.Subscribe, Subscription) { AllowedWhileSubscribed = true },
+        new("unsubscribe", -1, PubSubCommands.Unsubscribe, Subscription) { AllowedWhileSubscribed = true },
+        new("psubscribe", -2, PubSubCommands.SubscribePattern, Subscription) { AllowedWhileSubscribed = true },
+        new("punsubscribe", -1, PubSubCommands.UnsubscribePattern, Subscription) { AllowedWhileSubscribed = true },
+        new("publish", 3, PubSubCommands.Publish, Publish),
+        new("pubsub", -2, PubSubCommands.PubSub, PubSubQuery) { HasSubcommands = true },
 
         // Keyspace
         new("scan", -2, WholeKeyspaceCommands.Scan, ReadSlow) { WholeKeyspace = true },

@@ -18,6 +18,13 @@ internal static class ConnectionCommands
         {
             session.Writer.WriteError(ErrorText.WrongArity("ping"));
         }
+        else if (session.InSubscribedContext)
+        {
+            // As Redis answers PING in RESP2's subscribed context: a pub/sub-shaped reply.
+            session.Writer.WriteArrayHeader(2);
+            session.Writer.WriteBulkString("pong"u8);
+            session.Writer.WriteBulkString(request.Count == 2 ? request[1] : []);
+        }
         else if (request.Count == 2)
         {
             session.Writer.WriteBulkString(request[1]);
@@ -244,7 +251,7 @@ internal static class ConnectionCommands
     private static string Describe(ClientSession client)
     {
         var age = (long)(client.Silo.Time.GetUtcNow() - client.ConnectedAt).TotalSeconds;
-        return $"id={client.Id} addr={client.RemoteEndPoint} name={client.Name} age={age} db=0 cmd={client.LastCommand ?? "NULL"} resp={(int)client.Writer.Version} lib-name={client.LibraryName} lib-ver={client.LibraryVersion}";
+        return $"id={client.Id} addr={client.RemoteEndPoint} name={client.Name} age={age} db=0 sub={client.Subscriber?.Channels.Count ?? 0} psub={client.Subscriber?.Patterns.Count ?? 0} cmd={client.LastCommand ?? "NULL"} resp={(int)client.Writer.Version} lib-name={client.LibraryName} lib-ver={client.LibraryVersion}";
     }
 
     private static bool TryAuthenticate(ClientSession session, ReadOnlySpan<byte> user, ReadOnlySpan<byte> password)

@@ -5,6 +5,7 @@ using Cubby.Silo.Clustering;
 using Cubby.Silo.Dashboard;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
+using Cubby.Silo.PubSub;
 using Cubby.Silo.Routing;
 using Cubby.Tls;
 using Microsoft.AspNetCore.Connections;
@@ -42,6 +43,8 @@ public static class SiloHostingExtensions
             silo.AddCubbyShards(options);
             silo.AddGrainService<SiloReportService>();
             silo.Services.TryAddSingleton<SiloReports>();
+            silo.AddGrainService<PubSubService>();
+            silo.Services.TryAddSingleton<PubSubPeers>();
             silo.Configure<SiloMessagingOptions>(messaging => messaging.ResponseTimeout = options.Clustering.CallTimeout);
             silo.Configure<GrainDirectoryOptions>(directory => directory.CacheSize = DirectoryCacheSizeOf(options));
             if (options.Dashboard.Enabled)

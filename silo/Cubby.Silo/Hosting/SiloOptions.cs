@@ -31,6 +31,12 @@ public sealed class SiloOptions : ShardOptions
     /// <summary>The most bytes one command may take on the wire, all its arguments together.</summary>
     public long MaxRequestBytes { get; set; } = 64L * 1024 * 1024;
 
+    /// <summary>
+    /// The most bytes of published messages that may wait for one subscriber that does not read them; past it the
+    /// subscriber is disconnected, as Redis's <c>client-output-buffer-limit pubsub</c> hard limit does.
+    /// </summary>
+    public long PubSubBufferLimitBytes { get; set; } = 32L * 1024 * 1024;
+
     /// <summary>When set, clients must <c>AUTH</c> with this password before any other command.</summary>
     public string? Password { get; set; }
 

@@ -27,6 +27,7 @@ internal sealed class SiloOptionsValidator(TimeProvider time) : IValidateOptions
         Require(options.RespPort == 0 || options.RespPort != options.HttpPort, $"Cubby:RespPort and Cubby:HttpPort must differ (both {options.RespPort}).");
         Require(options.MaxArguments >= 3, $"Cubby:MaxArguments must be at least 3 (was {options.MaxArguments}).");
         Require(options.MaxRequestBytes >= (long)options.MaxValueBytes + options.MaxKeyBytes + 1024, $"Cubby:MaxRequestBytes must leave room for one key and one value: at least Cubby:MaxValueBytes + Cubby:MaxKeyBytes + 1024 (was {options.MaxRequestBytes}).");
+        Require(options.PubSubBufferLimitBytes >= options.MaxValueBytes, $"Cubby:PubSubBufferLimitBytes must hold at least one message of Cubby:MaxValueBytes ({options.MaxValueBytes}) (was {options.PubSubBufferLimitBytes}).");
         Require(options.MaxRequestBytes <= Array.MaxLength, $"Cubby:MaxRequestBytes must be at most {Array.MaxLength} (was {options.MaxRequestBytes}).");
         Require(options.Password is null || options.Password.Length > 0, "Cubby:Password must not be empty; remove it to disable AUTH.");
         Require(options.SocketThreads is >= 0 and <= 1024, $"Cubby:SocketThreads must be between 0 (one fewer than the processor count) and 1024 (was {options.SocketThreads}).");

@@ -6,6 +6,7 @@ using Cubby.Silo.Clustering;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
+using Cubby.Silo.PubSub;
 using Microsoft.Extensions.Options;
 
 namespace Cubby.Silo.Hosting;
@@ -19,7 +20,8 @@ internal sealed class SiloRuntime(
     IClusterMembershipService? membership = null,
     SiloReports? reports = null,
     ShardSilos? shardSilos = null,
-    ILocalSiloDetails? local = null)
+    ILocalSiloDetails? local = null,
+    PubSubPeers? pubSubPeers = null)
 {
     private const string NoOrleans = "This runtime was built without an Orleans silo (a benchmark's or test's bare runtime); it serves only shards it holds.";
 
@@ -48,6 +50,12 @@ internal sealed class SiloRuntime(
 
     /// <summary>What each silo holding shards says of itself (RESP endpoint, counts), plain Orleans hosts included.</summary>
     public ShardSilos ShardSilos => shardSilos ?? throw new InvalidOperationException(NoOrleans);
+
+    /// <summary>This silo's pub/sub subscribers.</summary>
+    public PubSubHub PubSub { get; } = new();
+
+    /// <summary>The other Cubby silos' pub/sub, which every publish reaches too; null in a runtime without Orleans.</summary>
+    public PubSubPeers? PubSubPeers { get; } = pubSubPeers;
 
     public CommandTable Commands { get; } = CommandTable.Create();
 

@@ -14,6 +14,7 @@ internal sealed class ClientSession
 {
     private ValueTask? _pending;
     private PipeReader? _input;
+    private Action<string>? _close;
     private readonly CommandTally _tally;
     private (int Command, long Started, long ErrorsBefore)? _deferredCommand;
     private readonly Lock _replyTurnGate = new();
@@ -134,7 +135,43 @@ internal sealed class ClientSession
         return pending;
     }
 
-    public void AttachInput(PipeReader input) => _input = input;
+    /// <summary>
+    /// Gives the session its connection's input, whose pending read it cancels to wake the connection (on shutdown, or
+    /// for a published message), and the way to close the connection from another thread.
+    /// </summary>
+    public void Attach(PipeReader input, Action<string> close)
+    {
+        _input = input;
+        _close = close;
+    }
+
+    /// <summary>This connection's pub/sub subscriptions; null until it first subscribes.</summary>
+    public PubSub.Subscriber? Subscriber { get; private set; }
+
+    /// <summary>Whether Redis's RESP2 subscribed context applies: only pub/sub commands, PING and QUIT may run.</summary>
+    public bool InSubscribedContext => Subscriber is { Count: > 0 } && Writer.Version == RespVersion.Resp2;
+
+    /// <summary>
+    /// The connection's <see cref="Subscriber"/>, made on its first subscription. Publishers wake and close the
+    /// connection through the thread pool: with inline scheduling its pipe would otherwise resume the connection's
+    /// loop on the publisher's thread, inside the publish.
+    /// </summary>
+    public PubSub.Subscriber Subscribe() => Subscriber ??= new PubSub.Subscriber(
+        Silo.Options.PubSubBufferLimitBytes,
+        () => ThreadPool.UnsafeQueueUserWorkItem(static session => session._input?.CancelPendingRead(), this, preferLocal: false),
+        reason => ThreadPool.UnsafeQueueUserWorkItem(static state => state.Session._close?.Invoke(state.Reason), (Session: this, Reason: reason), preferLocal: false));
+
+    /// <summary>Writes the messages published to this connection's subscriptions since the last call.</summary>
+    public void WritePublished() => Subscriber?.WriteWaiting(Writer);
+
+    /// <summary>Drops this connection's subscriptions once it has closed.</summary>
+    public void Unsubscribe()
+    {
+        if (Subscriber is { } subscriber)
+        {
+            Silo.PubSub.RemoveAll(subscriber);
+        }
+    }
 
     /// <summary>Set when the server is stopping and asked this connection to close.</summary>
     public bool ShutdownRequested { get; private set; }

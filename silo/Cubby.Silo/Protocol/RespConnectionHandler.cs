@@ -38,7 +38,11 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         var input = connection.Transport.Input;
         var output = connection.Transport.Output;
         var session = new ClientSession(silo, output, connection.RemoteEndPoint?.ToString() ?? "unknown");
-        session.AttachInput(input);
+        session.Attach(input, reason =>
+        {
+            Log.SubscriberFellBehind(logger, session.Id, reason);
+            connection.Abort(new ConnectionAbortedException(reason));
+        });
         silo.Clients.Add(session);
         silo.Statistics.ConnectionReceived();
         Log.ClientConnected(logger, session.Id, session.RemoteEndPoint);
@@ -91,8 +95,11 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                     break;
                 }
 
+                // Messages published to this connection's subscriptions go after the replies of the batch they came
+                // during; the pending read was cancelled to wake it for them.
+                session.WritePublished();
                 var flush = await output.FlushAsync().ConfigureAwait(false);
-                if ((read.IsCompleted && !paused) || read.IsCanceled || flush.IsCompleted)
+                if ((read.IsCompleted && !paused) || (read.IsCanceled && session.ShutdownRequested) || flush.IsCompleted)
                 {
                     break;
                 }
@@ -109,6 +116,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         finally
         {
             session.PublishStatistics(0);
+            session.Unsubscribe();
             Transactions.WatchCommands.Release(session);
             silo.Clients.Remove(session);
             Log.ClientDisconnected(logger, session.Id);
@@ -224,6 +232,9 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
 
         [LoggerMessage(LogEvents.ReplicationFailed, LogLevel.Warning, "Closing client {ClientId} unanswered: a shard its commands ran on can no longer acknowledge writes")]
         public static partial void ReplicationFailed(ILogger logger, Exception exception, long clientId);
+
+        [LoggerMessage(LogEvents.SubscriberFellBehind, LogLevel.Warning, "Closing client {ClientId}: {Reason}")]
+        public static partial void SubscriberFellBehind(ILogger logger, long clientId, string reason);
 
         [LoggerMessage(LogEvents.CommandFailed, LogLevel.Error, "Command {Command} of client {ClientId} failed")]
         public static partial void CommandFailed(ILogger logger, Exception exception, long clientId, string? command);

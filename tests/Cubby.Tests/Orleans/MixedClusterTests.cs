@@ -1,6 +1,7 @@
 using System.Text;
 using Cubby.Grains.Commands;
 using Cubby.Tests.Infrastructure;
+using Microsoft.Extensions.DependencyInjection;
 
 namespace Cubby.Tests.Orleans;
 
@@ -110,6 +111,20 @@ public sealed class MixedClusterTests(MixedCluster cluster) : IClassFixture<Mixe
         Assert.Contains($"shards={cluster.Plain.Catalog.ActiveShards()},", withoutDoor, StringComparison.Ordinal);
         Assert.Contains($"keys={cluster.Plain.Catalog.Count()}", withoutDoor, StringComparison.Ordinal);
         RespAssert.Integer(1, await first.CallAsync("DEL", plain + "counted"));
+    }
+
+    [Fact]
+    public async Task Pub_sub_reaches_the_other_cubby_silo_and_never_asks_the_plain_silo_which_has_no_resp_door()
+    {
+        var second = cluster.Second.Services.GetRequiredService<ILocalSiloDetails>().SiloAddress;
+        Assert.Equal([second], await cluster.First.Runtime.PubSubPeers!.OthersAsync());
+
+        await using var subscriber = await cluster.Second.ConnectAsync();
+        await using var publisher = await cluster.First.ConnectAsync();
+        await subscriber.CallAsync("SUBSCRIBE", "mixed");
+        RespAssert.Integer(1, await publisher.CallAsync("PUBLISH", "mixed", "across"));
+        Assert.Equal(["message", "mixed", "across"], RespAssert.Strings(await subscriber.ReadAsync()));
+        Assert.Equal(["mixed", "1"], RespAssert.Strings(await publisher.CallAsync("PUBSUB", "NUMSUB", "mixed")));
     }
 
     private static int SlotOf(string key) => new Cubby.Sharding.ShardMap(Cubby.Sharding.ShardMap.DefaultSlotCount).SlotOf(Encoding.UTF8.GetBytes(key));

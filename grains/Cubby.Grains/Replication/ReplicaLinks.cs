@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using Cubby.Grains.Messaging;
 
 namespace Cubby.Grains.Replication;
 
@@ -18,69 +19,39 @@ internal sealed class ReplicaLinks(ShardReplicaSilos silos, ILocalSiloDetails lo
     public void Post(SiloAddress target, ShardReplicator sender, ReplicaShipment shipment) =>
         _links.GetOrAdd(target, static (address, links) => new ReplicaLink(address, links._silos.Of(address), links._self), this).Post(sender, shipment);
 
-    private sealed class ReplicaLink(SiloAddress target, IShardReplicaService replica, SiloAddress self)
+    /// <summary>The stream to one silo; the silo's answer to each message goes to each primary whose shipment it carried.</summary>
+    private sealed class ReplicaLink
     {
-        private readonly Lock _gate = new();
-        private List<(ShardReplicator Sender, ReplicaShipment Shipment)> _queued = [];
-        private bool _sending;
+        private readonly SerialBatches<(ShardReplicator Sender, ReplicaShipment Shipment)> _batches;
 
-        public void Post(ShardReplicator sender, ReplicaShipment shipment)
+        public ReplicaLink(SiloAddress target, IShardReplicaService replica, SiloAddress self) =>
+            _batches = new(sending => SendAsync(target, replica, self, sending));
+
+        public void Post(ShardReplicator sender, ReplicaShipment shipment) => _batches.Post((sender, shipment));
+
+        private static async Task SendAsync(SiloAddress target, IShardReplicaService replica, SiloAddress self, List<(ShardReplicator Sender, ReplicaShipment Shipment)> sending)
         {
-            lock (_gate)
+            ReplicaAnswer[]? answers = null;
+            Exception? failure = null;
+            try
             {
-                _queued.Add((sender, shipment));
-                if (_sending)
-                {
-                    return;
-                }
-
-                _sending = true;
+                answers = await replica.ApplyAll(self, [.. sending.Select(static item => item.Shipment)]).ConfigureAwait(false);
+            }
+            catch (Exception exception)
+            {
+                failure = exception;
             }
 
-            // Posted in a shard's turn: the message goes out from a pool thread, not under that turn.
-            _ = Task.Run(SendAsync);
-        }
-
-        /// <summary>Sends what is queued, one message at a time, until nothing is.</summary>
-        private async Task SendAsync()
-        {
-            while (true)
+            for (var i = 0; i < sending.Count; i++)
             {
-                List<(ShardReplicator Sender, ReplicaShipment Shipment)> sending;
-                lock (_gate)
+                var (sender, shipment) = sending[i];
+                if (answers is not null)
                 {
-                    if (_queued.Count == 0)
-                    {
-                        _sending = false;
-                        return;
-                    }
-
-                    sending = _queued;
-                    _queued = [];
+                    sender.OnApplied(target, shipment.Batches[^1].Sequence, answers[i]);
                 }
-
-                ReplicaAnswer[]? answers = null;
-                Exception? failure = null;
-                try
+                else
                 {
-                    answers = await replica.ApplyAll(self, [.. sending.Select(static item => item.Shipment)]).ConfigureAwait(false);
-                }
-                catch (Exception exception)
-                {
-                    failure = exception;
-                }
-
-                for (var i = 0; i < sending.Count; i++)
-                {
-                    var (sender, shipment) = sending[i];
-                    if (answers is not null)
-                    {
-                        sender.OnApplied(target, shipment.Batches[^1].Sequence, answers[i]);
-                    }
-                    else
-                    {
-                        sender.OnFailed(target, failure!);
-                    }
+                    sender.OnFailed(target, failure!);
                 }
             }
         }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs Cubby's whole test suite. Installs the Debian packages the tests drive when they are missing: redis-tools
-# (redis-cli, redis-benchmark), redis-server, gnuplot (the load harness's quick run), chromium (the dashboard), tcpdump (what
-# crosses Orleans' links with and without TLS), and PostgreSQL's server
-# binaries unless CUBBY_TEST_POSTGRES names a database. The harness installs garnet-server (a .NET tool) itself.
+# (redis-cli, redis-benchmark), redis-server, gnuplot (the load harness's quick run), chromium (the dashboard), tcpdump
+# (what crosses Orleans' links with and without TLS), Node.js and npm (node-redis, installed from tests/node-redis's
+# lock file), and PostgreSQL's server binaries unless CUBBY_TEST_POSTGRES names a database. The harness installs
+# garnet-server (a .NET tool) itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,8 @@ command -v gnuplot >/dev/null 2>&1 || need+=(gnuplot-nox)
 # The dashboard tests drive Debian's Chromium through Playwright; no browser is ever downloaded.
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v tcpdump >/dev/null 2>&1 || need+=(tcpdump)
+# node-redis's client-side cache is tested against the silo (tests/node-redis).
+command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
 if [ -z "${CUBBY_TEST_POSTGRES:-}" ] && ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
   need+=(postgresql)
 fi
@@ -22,6 +25,8 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+
+npm ci --prefix tests/node-redis --no-audit --no-fund --loglevel=error
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

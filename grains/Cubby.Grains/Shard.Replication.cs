@@ -108,10 +108,11 @@ internal sealed partial class Shard
         }
     }
 
-    /// <summary>Records that <paramref name="key"/> changed in this turn: for watchers, and for the replicas.</summary>
+    /// <summary>Records that <paramref name="key"/> changed in this turn: for watchers, tracking readers, and the replicas.</summary>
     private void Changed(ReadOnlySpan<byte> key)
     {
         _watches.Changed(key);
+        ReadersChanged(key);
         Record(key);
     }
 
@@ -140,6 +141,7 @@ internal sealed partial class Shard
     private void ChangedAll()
     {
         _watches.ChangedAll();
+        ForgetReaders();
         if (_changed is { } changed && _replicator!.Recording)
         {
             changed.Clear();

@@ -181,6 +181,9 @@ internal sealed partial class Shard : IDisposable
             }
 
             _disposed = true;
+
+            // Who read what stays here: readers must drop what they cached from this shard.
+            ForgetReaders();
             _budget.Release(_store.UsedBytes);
             _store.Dispose();
         }

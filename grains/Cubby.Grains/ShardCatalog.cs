@@ -78,6 +78,9 @@ internal sealed class ShardCatalog : IDisposable
     /// <summary>The shard of <paramref name="key"/> (see <see cref="GetOrCreate(int)"/>).</summary>
     public Shard GetOrCreate(ReadOnlySpan<byte> key) => GetOrCreate(ShardMap.SlotOf(key));
 
+    /// <summary>Which silos' tracking connections read which keys of the shards here; null without Orleans (benchmarks, tests).</summary>
+    public Tracking.ReadTracking? Tracking { get; init; }
+
     /// <summary>The shard of <paramref name="slot"/> if one is active here; never creates one.</summary>
     public Shard? Find(int slot) => Volatile.Read(ref _shards[slot]);
 
@@ -90,7 +93,7 @@ internal sealed class ShardCatalog : IDisposable
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _shards.Length);
-        return new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes);
+        return new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes) { Tracking = Tracking };
     }
 
     /// <summary>
@@ -235,7 +238,7 @@ internal sealed class ShardCatalog : IDisposable
 
     private Shard Create(int slot)
     {
-        var shard = new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes);
+        var shard = new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes) { Tracking = Tracking };
         var winner = Interlocked.CompareExchange(ref _shards[slot], shard, null);
         if (winner is null)
         {

@@ -35,6 +35,12 @@ internal sealed class CommandContext
 
     public RespWriter Writer { get; private set; }
 
+    /// <summary>
+    /// The silo whose tracking connection runs the current command, when its reads are to be tracked (CLIENT TRACKING):
+    /// the shards remember the keys it reads and tell that silo when they change. Null otherwise.
+    /// </summary>
+    public SiloAddress? TrackReadsFor { get; set; }
+
     /// <summary>A buffer for a reply that must be held back until a command knows its outcome (SET ... GET).</summary>
     public ArrayBufferWriter<byte> Scratch { get; } = new();
 

@@ -25,6 +25,9 @@ internal sealed record KeyCommand(string Name, int Arity, KeyCommandHandler Hand
     /// </summary>
     public TwoKeyPlanner? TwoKeys { get; init; }
 
+    /// <summary>Whether it only reads (Redis's <c>readonly</c> flag): the commands whose keys CLIENT TRACKING remembers.</summary>
+    public bool ReadsOnly { get; } = Flags.Contains("readonly");
+
     public bool AcceptsArgumentCount(int count) => Arity >= 0 ? count == Arity : count >= -Arity;
 
     /// <summary>A command on two keys whose work is <paramref name="plan"/>.</summary>

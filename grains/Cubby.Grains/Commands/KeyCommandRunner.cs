@@ -22,6 +22,27 @@ internal static class KeyCommandRunner
         {
             context.Leave();
         }
+
+        if (context.TrackReadsFor is { } reader && command.ReadsOnly)
+        {
+            var last = KeyArguments.Last(command, request.Count);
+            for (var argument = command.FirstKey; argument <= last; argument += KeyArguments.Step(command))
+            {
+                TrackRead(shard, request[argument], reader);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Remembers, in the turn of its shard, that <paramref name="reader"/> read <paramref name="key"/> with a read-only
+    /// command, so the key's next change is sent to it (CLIENT TRACKING).
+    /// </summary>
+    private static void TrackRead(Shard shard, ReadOnlySpan<byte> key, SiloAddress reader)
+    {
+        if (shard.Tracking is { } tracking && tracking.NumberOf(reader) is >= 0 and var number)
+        {
+            shard.TrackRead(key, number);
+        }
     }
 
     /// <summary>Runs a command whose keys are all in shard <paramref name="slot"/> if that shard is active and open here; false when it must go through Orleans.</summary>
@@ -95,6 +116,14 @@ internal static class KeyCommandRunner
             finally
             {
                 context.Leave();
+            }
+
+            if (context.TrackReadsFor is { } reader && command.ReadsOnly)
+            {
+                for (var argument = command.FirstKey; argument <= last; argument += step)
+                {
+                    TrackRead(entered[slots.AsSpan(0, distinct).BinarySearch(slotsByArgument[argument])], request[argument], reader);
+                }
             }
 
             return true;

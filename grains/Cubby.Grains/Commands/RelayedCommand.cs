@@ -23,11 +23,16 @@ public sealed class RelayedCommand
     [Id(2)]
     public RespVersion Protocol { get; init; }
 
+    /// <summary>The silo whose tracking connection sent it, when its reads are to be tracked; see <see cref="CommandContext.TrackReadsFor"/>.</summary>
+    [Id(3)]
+    public SiloAddress? TrackReadsFor { get; init; }
+
     /// <summary>Builds the command from <paramref name="count"/> arguments read by <paramref name="argument"/>.</summary>
     /// <param name="count">How many arguments, the name included.</param>
     /// <param name="argument">The bytes of argument <c>i</c>.</param>
     /// <param name="protocol">The client connection's protocol.</param>
-    public static RelayedCommand Create(int count, ArgumentReader argument, RespVersion protocol)
+    /// <param name="trackReadsFor">The silo whose tracking connection sent it, when its reads are to be tracked.</param>
+    public static RelayedCommand Create(int count, ArgumentReader argument, RespVersion protocol, SiloAddress? trackReadsFor = null)
     {
         var lengths = new int[count];
         var total = 0;
@@ -44,7 +49,7 @@ public sealed class RelayedCommand
             offset += lengths[i];
         }
 
-        return new RelayedCommand { Arguments = bytes, Lengths = lengths, Protocol = protocol };
+        return new RelayedCommand { Arguments = bytes, Lengths = lengths, Protocol = protocol, TrackReadsFor = trackReadsFor };
     }
 
     /// <summary>Reads one argument of a command being relayed.</summary>

@@ -20,6 +20,7 @@ internal sealed class RelayedCommandRunner(ShardCatalog catalog, RespEndpointSou
         reply.ResetWrittenCount();
         boundaries.Clear();
         context.Writer.Version = relayed.Protocol;
+        context.TrackReadsFor = relayed.TrackReadsFor;
         relayed.CopyTo(request);
         var command = request.Count > 0 ? KeyCommandTable.Instance.Find(request[0]) : null;
         if (command is null || !command.AcceptsArgumentCount(request.Count))

@@ -50,7 +50,11 @@ public static class CubbySiloBuilderExtensions
     internal static ISiloBuilder AddCubbyShards(this ISiloBuilder silo, ShardOptions options, EntryStores? stores = null)
     {
         silo.Services.TryAddSingleton(TimeProvider.System);
-        silo.Services.AddSingleton(services => new ShardCatalog(options, services.GetKeyedService<TimeProvider>(EntryClockKey) ?? services.GetRequiredService<TimeProvider>(), stores));
+        silo.Services.AddSingleton(services => new ShardCatalog(options, services.GetKeyedService<TimeProvider>(EntryClockKey) ?? services.GetRequiredService<TimeProvider>(), stores)
+        {
+            Tracking = services.GetRequiredService<Tracking.ReadTracking>(),
+        });
+        silo.Services.AddSingleton(services => new Tracking.ReadTracking(services, options.TrackingTableMaxKeys));
         silo.Services.AddSingleton(services => new RelayedCommandRunner(services.GetRequiredService<ShardCatalog>(), services.GetService<RespEndpointSource>()));
         silo.Services.AddSingleton<ShardHomes>();
         silo.AddGrainService<ShardHomeService>();

@@ -61,6 +61,12 @@ public class ShardOptions
     /// </summary>
     public int Replicas { get; set; } = 1;
 
+    /// <summary>
+    /// The most keys this silo's shards remember for <c>CLIENT TRACKING</c> readers, as Redis's
+    /// <c>tracking-table-max-keys</c>: past it, keys are forgotten and their readers told they changed. 0 for no limit.
+    /// </summary>
+    public long TrackingTableMaxKeys { get; set; } = 1_000_000;
+
     /// <summary>The budget in bytes: <see cref="MaxMemoryBytes"/>, or half the memory available when that is 0.</summary>
     internal long EffectiveMaxMemoryBytes =>
         MaxMemoryBytes > 0 ? MaxMemoryBytes : Math.Max(64L * 1024 * 1024, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 2);

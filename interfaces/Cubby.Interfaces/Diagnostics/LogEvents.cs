@@ -70,6 +70,9 @@ public static class LogEvents
     /// <summary>A shard's new activation could not ask a silo for the replica it keeps.</summary>
     public const int ReplicaNotAsked = 3025;
 
+    /// <summary>A silo's shards could not tell another silo's tracking connections that keys changed; they are told every key did.</summary>
+    public const int TrackingReaderUnreachable = 3030;
+
     /// <summary>The client connected to the cluster through a gateway.</summary>
     public const int GatewayConnected = 6001;
 

@@ -22,6 +22,7 @@ internal static class CommandDispatcher
     {
         var errorsBefore = session.Writer.ErrorCount;
         var counted = Run(session, request);
+        session.Tracking?.CommandRan();
         if (session.HasDeferred)
         {
             // Its reply is written when the deferred part finishes; the connection counts it then.
@@ -69,6 +70,7 @@ internal static class CommandDispatcher
             // A command whose key is optional (OBJECT HELP) runs without routing when it has none.
             if (command.Keyed is { } keyed && request.Count > keyed.FirstKey)
             {
+                var tracked = Tracking.TrackingCommands.BeforeRead(session, keyed, request);
                 try
                 {
                     KeyRouter.Execute(session, command, keyed, request);
@@ -77,6 +79,13 @@ internal static class CommandDispatcher
                 {
                     // Thrown by the shard before the handler wrote anything: the reply is Redis's error alone.
                     session.Writer.WriteError(WrongTypeException.RedisError);
+                }
+                finally
+                {
+                    if (tracked)
+                    {
+                        Tracking.TrackingCommands.AfterRead(session);
+                    }
                 }
             }
             else

@@ -203,6 +203,22 @@ internal static class ConnectionCommands
                 writer.WriteVerbatimString("txt"u8, Encoding.UTF8.GetBytes(Describe(session) + "\n"));
             }
         }
+        else if (Arguments.Is(subcommand, "TRACKING"))
+        {
+            Tracking.TrackingCommands.Tracking(session, request);
+        }
+        else if (Arguments.Is(subcommand, "CACHING"))
+        {
+            Tracking.TrackingCommands.Caching(session, request);
+        }
+        else if (Arguments.Is(subcommand, "TRACKINGINFO"))
+        {
+            Tracking.TrackingCommands.TrackingInfo(session, request);
+        }
+        else if (Arguments.Is(subcommand, "GETREDIR"))
+        {
+            Tracking.TrackingCommands.GetRedirect(session, request);
+        }
         else if (Arguments.Is(subcommand, "LIST"))
         {
             var list = new StringBuilder();

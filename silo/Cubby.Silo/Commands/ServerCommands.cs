@@ -192,7 +192,10 @@ internal static class ServerCommands
 
         if (Wants("clients"))
         {
-            text.Append("# Clients\r\n").Append(CultureInfo.InvariantCulture, $"connected_clients:{silo.Clients.Count}\r\n\r\n");
+            text.Append("# Clients\r\n")
+                .Append(CultureInfo.InvariantCulture, $"connected_clients:{silo.Clients.Count}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"pubsub_clients:{silo.Clients.All.Count(static client => client.Subscriber is { Count: > 0 })}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"tracking_clients:{silo.Clients.All.Count(static client => client.Tracking is { Enabled: true })}\r\n\r\n");
         }
 
         if (Wants("memory"))
@@ -237,6 +240,9 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"keyspace_misses:{stats.Misses}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"expired_keys:{expired}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"evicted_keys:{evicted}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"pubsub_channels:{silo.PubSub.ChannelCount}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"pubsub_patterns:{silo.PubSub.PatternCount}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"tracking_total_keys:{silo.Catalog.Tracking?.Keys ?? 0}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"total_error_replies_protocol:{stats.ProtocolErrors}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"rejected_connections:{stats.RejectedConnections}\r\n\r\n");
         }

@@ -45,6 +45,7 @@ public static class SiloHostingExtensions
             silo.Services.TryAddSingleton<SiloReports>();
             silo.AddGrainService<PubSubService>();
             silo.Services.TryAddSingleton<PubSubPeers>();
+            silo.AddGrainService<Tracking.KeyInvalidationListener>();
             silo.Configure<SiloMessagingOptions>(messaging => messaging.ResponseTimeout = options.Clustering.CallTimeout);
             silo.Configure<GrainDirectoryOptions>(directory => directory.CacheSize = DirectoryCacheSizeOf(options));
             if (options.Dashboard.Enabled)

@@ -7,6 +7,7 @@ using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
 using Cubby.Silo.Protocol;
 using Cubby.Silo.PubSub;
+using Cubby.Silo.Tracking;
 using Microsoft.Extensions.Options;
 
 namespace Cubby.Silo.Hosting;
@@ -68,6 +69,11 @@ internal sealed class SiloRuntime(
     public SiloSeries Series { get; } = new();
 
     public ClientRegistry Clients { get; } = new();
+
+    /// <summary>The keys this silo's tracking connections read (CLIENT TRACKING).</summary>
+    public TrackedKeys TrackedKeys => _trackedKeys ??= new TrackedKeys(key => Catalog.ShardMap.SlotOf(key), Clients);
+
+    private TrackedKeys? _trackedKeys;
 
     public DateTimeOffset StartedAt { get; } = catalog.Time.GetUtcNow();
 

@@ -12,6 +12,9 @@ internal sealed class ClientRegistry
 
     public IEnumerable<ClientSession> All => _clients.Values;
 
+    /// <summary>The connection with client id <paramref name="id"/>, if it is still open.</summary>
+    public ClientSession? Find(long id) => _clients.GetValueOrDefault(id);
+
     public long NextId() => Interlocked.Increment(ref _lastId);
 
     public void Add(ClientSession session) => _clients[session.Id] = session;

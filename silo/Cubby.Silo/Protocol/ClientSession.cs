@@ -15,6 +15,7 @@ internal sealed class ClientSession
     private ValueTask? _pending;
     private PipeReader? _input;
     private Action<string>? _close;
+    private PushQueue? _pushes;
     private readonly CommandTally _tally;
     private (int Command, long Started, long ErrorsBefore)? _deferredCommand;
     private readonly Lock _replyTurnGate = new();
@@ -152,24 +153,36 @@ internal sealed class ClientSession
     public bool InSubscribedContext => Subscriber is { Count: > 0 } && Writer.Version == RespVersion.Resp2;
 
     /// <summary>
-    /// The connection's <see cref="Subscriber"/>, made on its first subscription. Publishers wake and close the
-    /// connection through the thread pool: with inline scheduling its pipe would otherwise resume the connection's
-    /// loop on the publisher's thread, inside the publish.
+    /// What waits to be pushed to this connection, made on first use. Senders wake and close the connection through
+    /// the thread pool: with inline scheduling its pipe would otherwise resume the connection's loop on the sender's
+    /// thread, inside a publish or a shard's turn.
     /// </summary>
-    public PubSub.Subscriber Subscribe() => Subscriber ??= new PubSub.Subscriber(
+    public PushQueue Pushes => _pushes ??= new PushQueue(
         Silo.Options.PubSubBufferLimitBytes,
         () => ThreadPool.UnsafeQueueUserWorkItem(static session => session._input?.CancelPendingRead(), this, preferLocal: false),
         reason => ThreadPool.UnsafeQueueUserWorkItem(static state => state.Session._close?.Invoke(state.Reason), (Session: this, Reason: reason), preferLocal: false));
 
-    /// <summary>Writes the messages published to this connection's subscriptions since the last call.</summary>
-    public void WritePublished() => Subscriber?.WriteWaiting(Writer);
+    /// <summary>The connection's <see cref="Subscriber"/>, made on its first subscription.</summary>
+    public PubSub.Subscriber Subscribe() => Subscriber ??= new PubSub.Subscriber(Pushes);
 
-    /// <summary>Drops this connection's subscriptions once it has closed.</summary>
+    /// <summary>This connection's CLIENT TRACKING state; null until it first turns tracking on.</summary>
+    public Tracking.ClientTracking? Tracking { get; set; }
+
+    /// <summary>Writes what was pushed to this connection since the last call.</summary>
+    public void WritePushes() => _pushes?.WriteWaiting(Writer);
+
+    /// <summary>Drops this connection's subscriptions and tracked keys once it has closed.</summary>
     public void Unsubscribe()
     {
+        _pushes?.Closed();
         if (Subscriber is { } subscriber)
         {
             Silo.PubSub.RemoveAll(subscriber);
+        }
+
+        if (Tracking is not null)
+        {
+            Silo.TrackedKeys.Forget(this);
         }
     }
 
@@ -211,6 +224,11 @@ internal sealed class ClientSession
     /// <summary>Counts the deferred command once its reply is written.</summary>
     private void CompleteDeferred()
     {
+        if (Tracking is { InFlight: not null })
+        {
+            Silo.TrackedKeys.Read(this);
+        }
+
         if (_deferredCommand is { } pending)
         {
             _deferredCommand = null;

@@ -95,9 +95,9 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                     break;
                 }
 
-                // Messages published to this connection's subscriptions go after the replies of the batch they came
-                // during; the pending read was cancelled to wake it for them.
-                session.WritePublished();
+                // Pub/sub messages and invalidations go after the replies of the batch they came during; the pending
+                // read was cancelled to wake the connection for them.
+                session.WritePushes();
                 var flush = await output.FlushAsync().ConfigureAwait(false);
                 if ((read.IsCompleted && !paused) || (read.IsCanceled && session.ShutdownRequested) || flush.IsCompleted)
                 {

@@ -1,3 +1,4 @@
+using Cubby.Silo.Protocol;
 using Cubby.Text;
 
 namespace Cubby.Silo.PubSub;
@@ -12,6 +13,30 @@ internal sealed class PubSubHub
     private readonly Lock _gate = new();
     private readonly Dictionary<byte[], List<Subscriber>> _channels = new(ByteStringComparer.Instance);
     private readonly Dictionary<byte[], List<Subscriber>> _patterns = new(ByteStringComparer.Instance);
+
+    /// <summary>Channels with a subscriber here (INFO's <c>pubsub_channels</c>).</summary>
+    public int ChannelCount
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _channels.Count;
+            }
+        }
+    }
+
+    /// <summary>Patterns with a subscriber here (INFO's <c>pubsub_patterns</c>).</summary>
+    public int PatternCount
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _patterns.Count;
+            }
+        }
+    }
 
     /// <summary>Subscribes to <paramref name="channel"/>; returns the subscriber's count of channels and patterns after.</summary>
     public int Subscribe(Subscriber subscriber, byte[] channel) => Add(_channels, subscriber.Channels, subscriber, channel);
@@ -54,11 +79,11 @@ internal sealed class PubSubHub
         {
             if (_channels.TryGetValue(channel, out var direct))
             {
-                var message = new PublishedMessage(channel, payload, null);
+                var message = new ChannelMessage(channel, payload, null);
                 foreach (var subscriber in direct)
                 {
                     receivers++;
-                    subscriber.Enqueue(message);
+                    subscriber.Pushes.Enqueue(message);
                 }
             }
 
@@ -69,11 +94,11 @@ internal sealed class PubSubHub
                     continue;
                 }
 
-                var message = new PublishedMessage(channel, payload, pattern);
+                var message = new ChannelMessage(channel, payload, pattern);
                 foreach (var subscriber in subscribers)
                 {
                     receivers++;
-                    subscriber.Enqueue(message);
+                    subscriber.Pushes.Enqueue(message);
                 }
             }
         }

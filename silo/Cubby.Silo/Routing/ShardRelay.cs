@@ -14,9 +14,9 @@ namespace Cubby.Silo.Routing;
 /// </summary>
 internal static class ShardRelay
 {
-    /// <summary>The whole of <paramref name="request"/>, to relay.</summary>
-    public static RelayedCommand Command(RespRequest request, RespVersion protocol) =>
-        RelayedCommand.Create(request.Count, i => request[i], protocol);
+    /// <summary>The whole of <paramref name="request"/>, to relay for a connection running with <paramref name="context"/>.</summary>
+    public static RelayedCommand Command(RespRequest request, CommandContext context) =>
+        RelayedCommand.Create(request.Count, i => request[i], context.Writer.Version, context.TrackReadsFor);
 
     /// <summary>Runs <paramref name="command"/> on shard <paramref name="slot"/> wherever it is; its reply, or an error reply.</summary>
     public static async Task<RelayedReply> RunAsync(SiloRuntime silo, int slot, RelayedCommand command)

@@ -1,0 +1,62 @@
+using Cubby.Grains.Tracking;
+
+namespace Cubby.Grains;
+
+internal sealed partial class Shard
+{
+    private readonly KeyReaders _readers = new();
+
+    /// <summary>Where this shard's tracked reads are counted and their invalidations sent; null without Orleans.</summary>
+    public ReadTracking? Tracking { get; init; }
+
+    /// <summary>Keys a tracking reader read here and has not been told about since.</summary>
+    public int TrackedKeys => _readers.Count;
+
+    /// <summary>
+    /// Remembers, in the turn that read it, that reader <paramref name="reader"/> (a <see cref="ReadTracking"/> number)
+    /// read <paramref name="key"/>: its next change, of any kind, is sent to that reader. Past the silo's limit of
+    /// tracked keys, other keys of this shard are forgotten and their readers told now.
+    /// </summary>
+    public void TrackRead(ReadOnlySpan<byte> key, int reader)
+    {
+        RequireTurn();
+        if (Tracking is not { } tracking || !_readers.Add(key, reader))
+        {
+            return;
+        }
+
+        tracking.Added(1);
+        while (tracking.OverLimit && _readers.Count > 1 && _readers.AnyKey() is { } forgotten)
+        {
+            ReadersChanged(forgotten);
+        }
+    }
+
+    private void ReadersChanged(ReadOnlySpan<byte> key)
+    {
+        if (_readers.IsEmpty)
+        {
+            return;
+        }
+
+        var readers = _readers.Remove(key);
+        if (readers != 0)
+        {
+            Tracking!.Removed(1);
+            Tracking.Send(Slot, readers, key.ToArray());
+        }
+    }
+
+    /// <summary>Tells every reader of any key here that all of this shard's keys changed (a flush, or the shard leaving).</summary>
+    private void ForgetReaders()
+    {
+        if (_readers.IsEmpty)
+        {
+            return;
+        }
+
+        var (readers, keys) = _readers.RemoveAll();
+        Tracking!.Removed(keys);
+        Tracking.Send(Slot, readers, null);
+    }
+}

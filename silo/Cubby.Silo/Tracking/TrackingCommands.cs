@@ -1,0 +1,236 @@
+using Cubby.Grains.Commands;
+using Cubby.Resp;
+using Cubby.Silo.Protocol;
+
+namespace Cubby.Silo.Tracking;
+
+/// <summary>
+/// CLIENT TRACKING, CACHING, TRACKINGINFO and GETREDIR, as Redis 7 has them in its default mode: every key a tracking
+/// connection reads (with a read-only command, on any silo's shard) is remembered, and its next change, of any kind
+/// (a write, a delete, expiry, eviction, a flush, its shard moving), is pushed to the connection once.
+/// </summary>
+internal static class TrackingCommands
+{
+    /// <summary>CLIENT TRACKING ON|OFF [REDIRECT id] [OPTIN] [OPTOUT]. BCAST, PREFIX and NOLOOP are refused by name.</summary>
+    public static void Tracking(ClientSession session, RespRequest request)
+    {
+        var writer = session.Writer;
+        if (request.Count < 3)
+        {
+            writer.WriteError(ErrorText.WrongArity("client|tracking"));
+            return;
+        }
+
+        bool on;
+        if (Arguments.Is(request[2], "ON"))
+        {
+            on = true;
+        }
+        else if (Arguments.Is(request[2], "OFF"))
+        {
+            on = false;
+        }
+        else
+        {
+            writer.WriteError(ErrorText.Syntax);
+            return;
+        }
+
+        long redirect = 0;
+        bool optIn = false, optOut = false;
+        for (var i = 3; i < request.Count; i++)
+        {
+            var option = request[i];
+            if (Arguments.Is(option, "REDIRECT") && i + 1 < request.Count)
+            {
+                if (!Arguments.TryInt64(session.Context, request[++i], out redirect))
+                {
+                    return;
+                }
+            }
+            else if (Arguments.Is(option, "OPTIN"))
+            {
+                optIn = true;
+            }
+            else if (Arguments.Is(option, "OPTOUT"))
+            {
+                optOut = true;
+            }
+            else if (Arguments.Is(option, "BCAST") || Arguments.Is(option, "PREFIX") || Arguments.Is(option, "NOLOOP"))
+            {
+                writer.WriteError($"ERR CLIENT TRACKING {ErrorText.Printable(option).ToUpperInvariant()} is not supported by Cubby yet: only the default mode (with REDIRECT, OPTIN and OPTOUT)");
+                return;
+            }
+            else
+            {
+                writer.WriteError(ErrorText.Syntax);
+                return;
+            }
+        }
+
+        var silo = session.Silo;
+        if (!on)
+        {
+            if (session.Tracking is not null)
+            {
+                silo.TrackedKeys.Forget(session);
+                session.Tracking = null;
+            }
+
+            writer.WriteOk();
+            return;
+        }
+
+        if (optIn && optOut)
+        {
+            writer.WriteError("ERR You can't specify both OPTIN mode and OPTOUT mode");
+        }
+        else if (redirect != 0 && (redirect == session.Id || silo.Clients.Find(redirect) is null))
+        {
+            writer.WriteError(redirect == session.Id ? "ERR A client cannot redirect tracking to itself" : "ERR The client ID you want redirect to does not exist");
+        }
+        else if (silo.Catalog.Tracking is null)
+        {
+            writer.WriteError("ERR tracking needs an Orleans silo around the shards");
+        }
+        else if (session.Tracking is { Enabled: true } current && (current.OptIn != optIn || current.OptOut != optOut))
+        {
+            writer.WriteError("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.");
+        }
+        else
+        {
+            var tracking = session.Tracking ??= new ClientTracking();
+            (tracking.Enabled, tracking.RedirectId, tracking.OptIn, tracking.OptOut, tracking.BrokenRedirect) = (true, redirect, optIn, optOut, false);
+            writer.WriteOk();
+        }
+    }
+
+    /// <summary>CLIENT CACHING YES|NO: whether the next command's reads are tracked, in OPTIN or OPTOUT mode.</summary>
+    public static void Caching(ClientSession session, RespRequest request)
+    {
+        var writer = session.Writer;
+        if (!Arguments.CheckArity(session.Context, request, 3, "client|caching"))
+        {
+            return;
+        }
+
+        var yes = Arguments.Is(request[2], "YES");
+        if (!yes && !Arguments.Is(request[2], "NO"))
+        {
+            writer.WriteError(ErrorText.Syntax);
+        }
+        else if (session.Tracking is not { Enabled: true } tracking || !(tracking.OptIn || tracking.OptOut))
+        {
+            writer.WriteError("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled");
+        }
+        else if (yes ? !tracking.OptIn : !tracking.OptOut)
+        {
+            writer.WriteError(yes ? "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode." : "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.");
+        }
+        else
+        {
+            tracking.SetCaching(yes);
+            writer.WriteOk();
+        }
+    }
+
+    /// <summary>CLIENT TRACKINGINFO: the flags, the redirect and the prefixes (none: BCAST is not served).</summary>
+    public static void TrackingInfo(ClientSession session, RespRequest request)
+    {
+        if (!Arguments.CheckArity(session.Context, request, 2, "client|trackinginfo"))
+        {
+            return;
+        }
+
+        var writer = session.Writer;
+        var tracking = session.Tracking is { Enabled: true } on ? on : null;
+        List<string> flags = tracking is null ? ["off"] : ["on"];
+        if (tracking is not null)
+        {
+            flags.AddRange(new[] { (tracking.OptIn, "optin"), (tracking.OptOut, "optout"), (tracking.CachingNext == true, "caching-yes"), (tracking.CachingNext == false, "caching-no"), (tracking.BrokenRedirect, "broken_redirect") }
+                .Where(static flag => flag.Item1).Select(static flag => flag.Item2));
+        }
+
+        writer.WriteMapHeader(3);
+        writer.WriteBulkString("flags"u8);
+        writer.WriteSetHeader(flags.Count);
+        foreach (var flag in flags)
+        {
+            writer.WriteBulkString(flag);
+        }
+
+        writer.WriteBulkString("redirect"u8);
+        writer.WriteInteger(tracking is null ? -1 : tracking.RedirectId);
+        writer.WriteBulkString("prefixes"u8);
+        writer.WriteArrayHeader(0);
+    }
+
+    /// <summary>CLIENT GETREDIR: the client id invalidations go to, 0 for none, -1 when tracking is off.</summary>
+    public static void GetRedirect(ClientSession session, RespRequest request)
+    {
+        if (Arguments.CheckArity(session.Context, request, 2, "client|getredir"))
+        {
+            session.Writer.WriteInteger(session.Tracking is { Enabled: true } tracking ? tracking.RedirectId : -1);
+        }
+    }
+
+    /// <summary>
+    /// FLUSHALL: every tracking connection of every silo is told every key changed, as Redis sends a null
+    /// invalidation. A silo that does not answer in time still gets each flushed shard's own invalidations.
+    /// </summary>
+    public static async Task FlushingAsync(Hosting.SiloRuntime silo)
+    {
+        silo.TrackedKeys.Invalidate([Grains.Tracking.KeyInvalidation.Everything]);
+        if (silo.Catalog.Tracking is not { } tracking || silo.PubSubPeers is not { } peers)
+        {
+            return;
+        }
+
+        var others = await peers.OthersAsync().ConfigureAwait(false);
+        await Task.WhenAll(others.Select(async other =>
+        {
+            try
+            {
+                await tracking.TellEverythingAsync(other).WaitAsync(PubSub.PubSubPeers.PeerTimeout).ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is not OutOfMemoryException)
+            {
+                // Not lost: each flushed shard also tells every silo that read from it, through its own link.
+            }
+        })).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Before a read-only command on keys runs for a tracking connection: remembers its keys here, and has the shards
+    /// remember this silo read them. Returns whether it did, so <see cref="AfterRead"/> is called once the command ran.
+    /// </summary>
+    public static bool BeforeRead(ClientSession session, KeyCommand command, RespRequest request)
+    {
+        if (session.Tracking is not { } tracking || !tracking.Tracks || !command.ReadsOnly)
+        {
+            return false;
+        }
+
+        var last = KeyArguments.Last(command, request.Count);
+        var step = KeyArguments.Step(command);
+        var keys = new List<byte[]>();
+        for (var argument = command.FirstKey; argument <= last; argument += step)
+        {
+            keys.Add(request[argument].ToArray());
+        }
+
+        session.Silo.TrackedKeys.Reading(session, [.. keys]);
+        session.Context.TrackReadsFor = session.Silo.Self;
+        return true;
+    }
+
+    /// <summary>After the command <see cref="BeforeRead"/> prepared ran here, or was handed on to another silo.</summary>
+    public static void AfterRead(ClientSession session)
+    {
+        session.Context.TrackReadsFor = null;
+        if (!session.HasDeferred)
+        {
+            session.Silo.TrackedKeys.Read(session);
+        }
+    }
+}

@@ -13,3 +13,13 @@ internal interface IKeyInvalidationListener : IGrainService
     [Alias("invalidated")]
     Task Invalidated(KeyInvalidation[] batch);
 }
+
+/// <summary>
+/// This silo's own <see cref="IKeyInvalidationListener"/>, registered by a silo with a RESP door: its shards hand
+/// invalidations for its own tracking connections to it directly, without a grain call to themselves.
+/// </summary>
+internal interface ILocalKeyInvalidations
+{
+    /// <summary>Takes a batch of invalidations, in the order their changes were made.</summary>
+    void Invalidated(KeyInvalidation[] batch);
+}

@@ -29,11 +29,15 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
     private readonly ReaderLink?[] _links = new ReaderLink?[MaxReaders];
     private readonly IClusterMembershipService _membership;
     private readonly ILogger _logger;
+    private readonly IServiceProvider _services;
+    private readonly SiloAddress _self;
     private long _keys;
 
     public ReadTracking(IServiceProvider services, long maxKeys)
         : base(services)
     {
+        _services = services;
+        _self = services.GetRequiredService<ILocalSiloDetails>().SiloAddress;
         _membership = services.GetRequiredService<IClusterMembershipService>();
         _logger = services.GetRequiredService<ILogger<ReadTracking>>();
         MaxKeys = maxKeys;
@@ -128,6 +132,13 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
         {
             try
             {
+                // Resolved when first needed: the door that implements it depends on the shards that send to it.
+                if (Reader.Equals(_owner._self) && _owner._services.GetService<ILocalKeyInvalidations>() is { } local)
+                {
+                    local.Invalidated([.. batch]);
+                    return;
+                }
+
                 await _owner.GetGrainService(Reader).Invalidated([.. batch]).WaitAsync(SendTimeout).ConfigureAwait(false);
             }
             catch (Exception exception) when (exception is not OutOfMemoryException)

@@ -46,6 +46,7 @@ public static class SiloHostingExtensions
             silo.AddGrainService<PubSubService>();
             silo.Services.TryAddSingleton<PubSubPeers>();
             silo.AddGrainService<Tracking.KeyInvalidationListener>();
+            silo.Services.AddSingleton<Grains.Tracking.ILocalKeyInvalidations>(static services => services.GetRequiredService<SiloRuntime>().TrackedKeys);
             silo.Configure<SiloMessagingOptions>(messaging => messaging.ResponseTimeout = options.Clustering.CallTimeout);
             silo.Configure<GrainDirectoryOptions>(directory => directory.CacheSize = DirectoryCacheSizeOf(options));
             if (options.Dashboard.Enabled)

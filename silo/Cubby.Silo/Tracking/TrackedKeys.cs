@@ -10,7 +10,7 @@ namespace Cubby.Silo.Tracking;
 /// connection is reading at that moment stays remembered: the shard remembers the read too, so the next change is
 /// sent as well, and the connection writes the invalidation after the read's reply. Thread-safe.
 /// </summary>
-internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clients)
+internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clients) : ILocalKeyInvalidations
 {
     private readonly Lock _gate = new();
     private readonly Dictionary<byte[], List<ClientSession>> _keys = new(ByteStringComparer.Instance);
@@ -78,7 +78,7 @@ internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clien
     }
 
     /// <summary>Sends each connection the keys of <paramref name="batch"/> it read, and forgets them.</summary>
-    public void Invalidate(KeyInvalidation[] batch)
+    public void Invalidated(KeyInvalidation[] batch)
     {
         var owed = new Dictionary<ClientSession, List<byte[]>?>();
         lock (_gate)

@@ -180,7 +180,7 @@ internal static class TrackingCommands
     /// </summary>
     public static async Task FlushingAsync(Hosting.SiloRuntime silo)
     {
-        silo.TrackedKeys.Invalidate([Grains.Tracking.KeyInvalidation.Everything]);
+        silo.TrackedKeys.Invalidated([Grains.Tracking.KeyInvalidation.Everything]);
         if (silo.Catalog.Tracking is not { } tracking || silo.PubSubPeers is not { } peers)
         {
             return;

@@ -15,6 +15,9 @@ internal sealed class ClientTracking
     /// <summary>Whether the connection <see cref="RedirectId"/> names has gone, so invalidations have nowhere to go.</summary>
     public bool BrokenRedirect { get; set; }
 
+    /// <summary>NOLOOP: keys this connection changes itself are not sent back to it.</summary>
+    public bool NoLoop { get; set; }
+
     /// <summary>OPTIN: only reads right after <c>CLIENT CACHING YES</c> are tracked.</summary>
     public bool OptIn { get; set; }
 

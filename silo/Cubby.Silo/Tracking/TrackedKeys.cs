@@ -60,6 +60,21 @@ internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clien
         }
     }
 
+    /// <summary>Forgets <paramref name="keys"/> for <paramref name="session"/> (NOLOOP: it is about to change them itself).</summary>
+    public void Forget(ClientSession session, byte[][] keys)
+    {
+        lock (_gate)
+        {
+            foreach (var key in keys)
+            {
+                if (session.Tracking!.Keys.Remove(key))
+                {
+                    Remove(key, session);
+                }
+            }
+        }
+    }
+
     /// <summary>Forgets everything of a connection that closed or turned tracking off.</summary>
     public void Forget(ClientSession session)
     {

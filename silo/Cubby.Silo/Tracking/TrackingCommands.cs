@@ -37,7 +37,7 @@ internal static class TrackingCommands
         }
 
         long redirect = 0;
-        bool optIn = false, optOut = false;
+        bool optIn = false, optOut = false, noLoop = false;
         for (var i = 3; i < request.Count; i++)
         {
             var option = request[i];
@@ -56,9 +56,13 @@ internal static class TrackingCommands
             {
                 optOut = true;
             }
-            else if (Arguments.Is(option, "BCAST") || Arguments.Is(option, "PREFIX") || Arguments.Is(option, "NOLOOP"))
+            else if (Arguments.Is(option, "NOLOOP"))
             {
-                writer.WriteError($"ERR CLIENT TRACKING {ErrorText.Printable(option).ToUpperInvariant()} is not supported by Cubby yet: only the default mode (with REDIRECT, OPTIN and OPTOUT)");
+                noLoop = true;
+            }
+            else if (Arguments.Is(option, "BCAST") || Arguments.Is(option, "PREFIX"))
+            {
+                writer.WriteError($"ERR CLIENT TRACKING {ErrorText.Printable(option).ToUpperInvariant()} is not supported by Cubby yet: only the default mode (with REDIRECT, OPTIN, OPTOUT and NOLOOP)");
                 return;
             }
             else
@@ -100,7 +104,7 @@ internal static class TrackingCommands
         else
         {
             var tracking = session.Tracking ??= new ClientTracking();
-            (tracking.Enabled, tracking.RedirectId, tracking.OptIn, tracking.OptOut, tracking.BrokenRedirect) = (true, redirect, optIn, optOut, false);
+            (tracking.Enabled, tracking.RedirectId, tracking.OptIn, tracking.OptOut, tracking.NoLoop, tracking.BrokenRedirect) = (true, redirect, optIn, optOut, noLoop, false);
             writer.WriteOk();
         }
     }
@@ -147,7 +151,7 @@ internal static class TrackingCommands
         List<string> flags = tracking is null ? ["off"] : ["on"];
         if (tracking is not null)
         {
-            flags.AddRange(new[] { (tracking.OptIn, "optin"), (tracking.OptOut, "optout"), (tracking.CachingNext == true, "caching-yes"), (tracking.CachingNext == false, "caching-no"), (tracking.BrokenRedirect, "broken_redirect") }
+            flags.AddRange(new[] { (tracking.OptIn, "optin"), (tracking.OptOut, "optout"), (tracking.CachingNext == true, "caching-yes"), (tracking.CachingNext == false, "caching-no"), (tracking.NoLoop, "noloop"), (tracking.BrokenRedirect, "broken_redirect") }
                 .Where(static flag => flag.Item1).Select(static flag => flag.Item2));
         }
 
@@ -206,11 +210,34 @@ internal static class TrackingCommands
     /// </summary>
     public static bool BeforeRead(ClientSession session, KeyCommand command, RespRequest request)
     {
-        if (session.Tracking is not { } tracking || !tracking.Tracks || !command.ReadsOnly)
+        if (session.Tracking is not { Enabled: true } tracking)
         {
             return false;
         }
 
+        if (!command.ReadsOnly)
+        {
+            // NOLOOP: what this connection changes itself is not sent back to it; it forgets those keys first.
+            if (tracking.NoLoop)
+            {
+                session.Silo.TrackedKeys.Forget(session, KeysOf(command, request));
+            }
+
+            return false;
+        }
+
+        if (!tracking.Tracks)
+        {
+            return false;
+        }
+
+        session.Silo.TrackedKeys.Reading(session, KeysOf(command, request));
+        session.Context.TrackReadsFor = session.Silo.Self;
+        return true;
+    }
+
+    private static byte[][] KeysOf(KeyCommand command, RespRequest request)
+    {
         var last = KeyArguments.Last(command, request.Count);
         var step = KeyArguments.Step(command);
         var keys = new List<byte[]>();
@@ -219,9 +246,7 @@ internal static class TrackingCommands
             keys.Add(request[argument].ToArray());
         }
 
-        session.Silo.TrackedKeys.Reading(session, [.. keys]);
-        session.Context.TrackReadsFor = session.Silo.Self;
-        return true;
+        return [.. keys];
     }
 
     /// <summary>After the command <see cref="BeforeRead"/> prepared ran here, or was handed on to another silo.</summary>

@@ -114,6 +114,23 @@ public sealed class TrackingTests(SharedSiloFixture fixture) : IClassFixture<Sha
         RespAssert.SimpleString("PONG", await optOut.CallAsync("PING"));
     }
 
+    [Fact]
+    public async Task With_noloop_a_connection_is_not_told_of_its_own_changes_only_of_others()
+    {
+        await using var tracker = await _silo.ConnectAsync(3);
+        await using var writer = await _silo.ConnectAsync();
+        RespAssert.Ok(await tracker.CallAsync("CLIENT", "TRACKING", "ON", "NOLOOP"));
+        Assert.Equal(["on", "noloop"], TrackingFlags(await tracker.CallAsync("CLIENT", "TRACKINGINFO")));
+        var (own, theirs) = (Key("own"), Key("theirs"));
+        await tracker.CallAsync("MGET", own, theirs);
+
+        RespAssert.Ok(await tracker.CallAsync("SET", own, "mine"));
+        RespAssert.Ok(await writer.CallAsync("SET", theirs, "not mine"));
+
+        // The first push is the other connection's change: none came for the tracker's own.
+        AssertInvalidated([theirs], await tracker.ReadAsync());
+    }
+
     [Theory]
     [InlineData("CLIENT TRACKING ON OPTIN OPTOUT", "ERR You can't specify both OPTIN mode and OPTOUT mode")]
     [InlineData("CLIENT TRACKING ON REDIRECT 999999", "ERR The client ID you want redirect to does not exist")]

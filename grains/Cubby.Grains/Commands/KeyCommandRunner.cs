@@ -39,9 +39,18 @@ internal static class KeyCommandRunner
     /// </summary>
     private static void TrackRead(Shard shard, ReadOnlySpan<byte> key, SiloAddress reader)
     {
-        if (shard.Tracking is { } tracking && tracking.NumberOf(reader) is >= 0 and var number)
+        if (shard.Tracking is not { } tracking)
+        {
+            return;
+        }
+
+        if (tracking.NumberOf(reader) is >= 0 and var number)
         {
             shard.TrackRead(key, number);
+        }
+        else
+        {
+            tracking.CannotTrack(reader, shard.Slot, key.ToArray());
         }
     }
 

@@ -80,6 +80,24 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
         }
     }
 
+    /// <summary>
+    /// For a reader this silo has no number left for (<see cref="MaxReaders"/> others have one): the read cannot be
+    /// remembered, so the reader is told at once that the key changed, and never keeps what it read. Sent on its own,
+    /// outside any link; the reader's door writes it after the read's reply.
+    /// </summary>
+    public void CannotTrack(SiloAddress reader, int slot, byte[] key) =>
+        _ = Task.Run(async () =>
+        {
+            try
+            {
+                await GetGrainService(reader).Invalidated([new KeyInvalidation(slot, [key])]).WaitAsync(SendTimeout).ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is not OutOfMemoryException)
+            {
+                Log.ReaderUnreachable(_logger, exception, reader);
+            }
+        });
+
     /// <summary>Tells the tracking connections of <paramref name="silo"/> that every key changed (FLUSHALL).</summary>
     public Task TellEverythingAsync(SiloAddress silo) => GetGrainService(silo).Invalidated([KeyInvalidation.Everything]);
 
@@ -156,7 +174,7 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
 
     private static partial class Log
     {
-        [LoggerMessage(LogEvents.TrackingReaderUnreachable, LogLevel.Warning, "Invalidations for the tracking connections of silo {Silo} were not delivered; it will be told every key changed")]
+        [LoggerMessage(LogEvents.TrackingReaderUnreachable, LogLevel.Warning, "Invalidations for the tracking connections of silo {Silo} were not delivered")]
         public static partial void ReaderUnreachable(ILogger logger, Exception exception, SiloAddress silo);
     }
 }

@@ -171,8 +171,8 @@ internal sealed class ClientSession
     /// <summary>Writes what was pushed to this connection since the last call.</summary>
     public void WritePushes() => _pushes?.WriteWaiting(Writer);
 
-    /// <summary>Drops this connection's subscriptions and tracked keys once it has closed.</summary>
-    public void Unsubscribe()
+    /// <summary>Once the connection has closed: drops what waits to be pushed, its subscriptions and its tracked keys.</summary>
+    public void OnClosed()
     {
         _pushes?.Closed();
         if (Subscriber is { } subscriber)

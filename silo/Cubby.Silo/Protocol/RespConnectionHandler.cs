@@ -116,7 +116,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         finally
         {
             session.PublishStatistics(0);
-            session.Unsubscribe();
+            session.OnClosed();
             Transactions.WatchCommands.Release(session);
             silo.Clients.Remove(session);
             Log.ClientDisconnected(logger, session.Id);

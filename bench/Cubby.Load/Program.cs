@@ -42,6 +42,11 @@ internal static class Program
             return await RunCommandAsync(() => ClusterCommand.RunAsync(clusterArguments, Console.Out)).ConfigureAwait(false);
         }
 
+        if (args is ["tracking", .. var trackingArguments])
+        {
+            return await RunCommandAsync(() => Tracking.TrackingCommand.RunAsync(trackingArguments, Console.Out)).ConfigureAwait(false);
+        }
+
         if (args is ["replicas", .. var replicasArguments])
         {
             return await RunCommandAsync(() => Replicas.ReplicasCommand.RunAsync(replicasArguments, Console.Out)).ConfigureAwait(false);

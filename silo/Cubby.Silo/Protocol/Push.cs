@@ -86,3 +86,19 @@ internal sealed record Invalidation(byte[][]? Keys, bool Redirected) : Push
         WriteKeys(writer, Keys);
     }
 }
+
+/// <summary>
+/// Redis's <c>tracking-redir-broken</c> push: the connection a RESP3 tracking connection redirects its invalidations to
+/// has gone, so an invalidation it was owed had nowhere to go.
+/// </summary>
+internal sealed record RedirectBroken(long RedirectId) : Push
+{
+    public override long Bytes => 64;
+
+    public override void Write(RespWriter writer)
+    {
+        writer.WritePushHeader(2);
+        writer.WriteBulkString("tracking-redir-broken"u8);
+        writer.WriteInteger(RedirectId);
+    }
+}

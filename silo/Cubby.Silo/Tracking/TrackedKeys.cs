@@ -161,7 +161,12 @@ internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clien
         }
         else
         {
+            // As Redis: the connection is told in RESP3, each time; TRACKINGINFO shows it in either protocol.
             tracking.BrokenRedirect = true;
+            if (session.Writer.Version == Resp.RespVersion.Resp3)
+            {
+                session.Pushes.Enqueue(new RedirectBroken(tracking.RedirectId));
+            }
         }
     }
 

@@ -88,6 +88,27 @@ public sealed class TrackingTests(SharedSiloFixture fixture) : IClassFixture<Sha
     }
 
     [Fact]
+    public async Task A_RESP3_connection_whose_redirect_target_closed_is_pushed_tracking_redir_broken()
+    {
+        var target = await _silo.ConnectAsync();
+        await using var tracker = await _silo.ConnectAsync(3);
+        await using var writer = await _silo.ConnectAsync();
+        var targetId = (await target.CallAsync("CLIENT", "ID")).Integer;
+        RespAssert.Ok(await tracker.CallAsync("CLIENT", "TRACKING", "ON", "REDIRECT", targetId));
+        var key = Key("orphaned");
+        await tracker.CallAsync("GET", key);
+        await target.DisposeAsync();
+        await Poll.UntilAsync(async () => (await writer.CallAsync("CLIENT", "LIST")).AsString()!.Split('\n').All(line => !line.StartsWith($"id={targetId} ", StringComparison.Ordinal)), what: "the target to be gone");
+
+        RespAssert.Ok(await writer.CallAsync("SET", key, "v"));
+
+        var push = await tracker.ReadAsync();
+        Assert.Equal(RespType.Push, push.Type);
+        Assert.Equal("tracking-redir-broken", push.Items[0].AsString());
+        RespAssert.Integer(targetId, push.Items[1]);
+    }
+
+    [Fact]
     public async Task Optin_tracks_only_reads_after_caching_yes_and_optout_all_but_those_after_caching_no()
     {
         await using var optIn = await _silo.ConnectAsync(3);

@@ -31,6 +31,7 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
     private readonly ILogger _logger;
     private readonly IServiceProvider _services;
     private readonly SiloAddress _self;
+    private ILocalKeyInvalidations? _local;
     private long _keys;
 
     public ReadTracking(IServiceProvider services, long maxKeys)
@@ -151,7 +152,7 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
             try
             {
                 // Resolved when first needed: the door that implements it depends on the shards that send to it.
-                if (Reader.Equals(_owner._self) && _owner._services.GetService<ILocalKeyInvalidations>() is { } local)
+                if (Reader.Equals(_owner._self) && (_owner._local ??= _owner._services.GetService<ILocalKeyInvalidations>()) is { } local)
                 {
                     local.Invalidated([.. batch]);
                     return;

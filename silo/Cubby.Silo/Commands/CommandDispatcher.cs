@@ -70,7 +70,7 @@ internal static class CommandDispatcher
             // A command whose key is optional (OBJECT HELP) runs without routing when it has none.
             if (command.Keyed is { } keyed && request.Count > keyed.FirstKey)
             {
-                var tracked = Tracking.TrackingCommands.BeforeRead(session, keyed, request);
+                var tracked = Tracking.TrackingCommands.BeforeKeyCommand(session, keyed, request);
                 try
                 {
                     KeyRouter.Execute(session, command, keyed, request);
@@ -84,7 +84,7 @@ internal static class CommandDispatcher
                 {
                     if (tracked)
                     {
-                        Tracking.TrackingCommands.AfterRead(session);
+                        Tracking.TrackingCommands.AfterTrackedRead(session);
                     }
                 }
             }

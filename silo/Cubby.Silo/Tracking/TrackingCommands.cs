@@ -205,10 +205,11 @@ internal static class TrackingCommands
     }
 
     /// <summary>
-    /// Before a read-only command on keys runs for a tracking connection: remembers its keys here, and has the shards
-    /// remember this silo read them. Returns whether it did, so <see cref="AfterRead"/> is called once the command ran.
+    /// Before a command on keys runs for a tracking connection. A read-only one: its keys are remembered here, and the
+    /// shards are to remember this silo read them; returns true, so <see cref="AfterTrackedRead"/> is called once it ran.
+    /// A write under NOLOOP: this connection forgets its keys first. Anything else: nothing to do.
     /// </summary>
-    public static bool BeforeRead(ClientSession session, KeyCommand command, RespRequest request)
+    public static bool BeforeKeyCommand(ClientSession session, KeyCommand command, RespRequest request)
     {
         if (session.Tracking is not { Enabled: true } tracking)
         {
@@ -249,8 +250,8 @@ internal static class TrackingCommands
         return [.. keys];
     }
 
-    /// <summary>After the command <see cref="BeforeRead"/> prepared ran here, or was handed on to another silo.</summary>
-    public static void AfterRead(ClientSession session)
+    /// <summary>After the command <see cref="BeforeKeyCommand"/> prepared ran here, or was handed on to another silo.</summary>
+    public static void AfterTrackedRead(ClientSession session)
     {
         session.Context.TrackReadsFor = null;
         if (!session.HasDeferred)

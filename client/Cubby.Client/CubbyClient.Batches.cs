@@ -8,6 +8,12 @@ internal sealed partial class CubbyClient
     {
         var batch = Group(keys);
         var values = new byte[]?[keys.Count];
+        if (_near is not null)
+        {
+            await Task.WhenAll(Enumerable.Range(0, keys.Count).Select(async index => values[index] = await GetAsync(keys[index], cancellationToken).ConfigureAwait(false))).ConfigureAwait(false);
+            return values;
+        }
+
         if (_shards.Batches is not null)
         {
             // Each key an operation of its own: the client coalesces them per silo, whatever their shards.
@@ -37,6 +43,47 @@ internal sealed partial class CubbyClient
     }
 
     public async ValueTask<WriteOutcome[]> PutManyAsync(IReadOnlyList<KeyValuePair<string, ReadOnlyMemory<byte>>> entries, CacheEntryOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            return await WriteManyAsync(entries, options, cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            DropAll(entries?.Select(static entry => entry.Key));
+        }
+    }
+
+    public async ValueTask<int> EvictManyAsync(IReadOnlyList<string> keys, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            return await RemoveManyAsync(keys, cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            DropAll(keys);
+        }
+    }
+
+    /// <summary>Drops keys this client changed from its near cache, as <see cref="DroppingAsync"/> does for one.</summary>
+    private void DropAll(IEnumerable<string?>? keys)
+    {
+        if (_near is not { } near || keys is null)
+        {
+            return;
+        }
+
+        foreach (var key in keys)
+        {
+            if (key is not null)
+            {
+                near.Drop(key);
+            }
+        }
+    }
+
+    private async ValueTask<WriteOutcome[]> WriteManyAsync(IReadOnlyList<KeyValuePair<string, ReadOnlyMemory<byte>>> entries, CacheEntryOptions? options, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(entries);
         options ??= CacheEntryOptions.Never;
@@ -82,7 +129,7 @@ internal sealed partial class CubbyClient
         return outcomes;
     }
 
-    public async ValueTask<int> EvictManyAsync(IReadOnlyList<string> keys, CancellationToken cancellationToken = default)
+    private async ValueTask<int> RemoveManyAsync(IReadOnlyList<string> keys, CancellationToken cancellationToken)
     {
         var batch = Group(keys);
         if (_shards.Batches is not null)

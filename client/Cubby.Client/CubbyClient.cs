@@ -3,6 +3,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
 using Cubby.Client.Gateways;
+using Cubby.Client.NearCaching;
 using Cubby.Client.Serialization;
 using Cubby.Client.Shards;
 using Cubby.Sharding;
@@ -12,7 +13,8 @@ namespace Cubby.Client;
 
 /// <summary>
 /// The <see cref="ICubbyClient"/> as shard-grain calls, one per operation (one per shard for the batch forms); through
-/// a gateway, reads and writes are coalesced into batches per silo first (<see cref="SiloBatches"/>).
+/// a gateway, reads and writes are coalesced into batches per silo first (<see cref="SiloBatches"/>), and with a near
+/// cache reads are served from this process while the silos say nothing changed (<see cref="NearCacheReads"/>).
 /// </summary>
 internal sealed partial class CubbyClient : ICubbyClient, IDisposable
 {
@@ -20,6 +22,8 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     private readonly ICubbySerializer _serializer;
     private readonly TimeProvider _time;
     private readonly ShardCalls _shards;
+    private readonly IGrainFactory _grains;
+    private readonly NearCacheReads? _near;
 
     // A grain on this silo receives the caller's array itself (Orleans copies nothing [Immutable]); it must not change
     // when the caller reuses its buffer. Through a gateway the array is serialized on the way, so it is passed as is.
@@ -27,17 +31,28 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     private readonly CancellationTokenSource _disposed = new();
 
     public CubbyClient(
-        IOptions<CubbyClientOptions> options, IGrainFactory grains, GatewayConnection? gateway, ICubbySerializer? serializer = null, TimeProvider? time = null, SiloBatches? batches = null)
+        IOptions<CubbyClientOptions> options,
+        IGrainFactory grains,
+        GatewayConnection? gateway,
+        ICubbySerializer? serializer = null,
+        TimeProvider? time = null,
+        SiloBatches? batches = null,
+        (NearCache Cache, LeaseRenewals Renewals)? nearCache = null)
     {
         _options = options.Value;
         _serializer = serializer ?? new SystemTextJsonCubbySerializer(_options.JsonSerializerOptions);
         _time = time ?? TimeProvider.System;
+        _grains = grains;
         _shards = new ShardCalls(grains, _options.SlotCount, _options.OperationTimeout, gateway, batches);
         _copyValues = gateway is null;
+        _near = nearCache is var (cache, renewals) ? new NearCacheReads(cache, renewals, _shards) : null;
     }
 
     /// <summary>The batches per silo, when calls through the gateway are coalesced.</summary>
     internal SiloBatches? Batches => _shards.Batches;
+
+    /// <summary>The near cache, when it is on.</summary>
+    internal NearCache? NearCache => _near?.Cache;
 
     public ValueTask<WriteOutcome> PutAsync(string key, ReadOnlyMemory<byte> value, CacheEntryOptions? options = null, CancellationToken cancellationToken = default)
     {
@@ -46,15 +61,28 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         return PutAsync(key, target, ValueArray(value), options ?? CacheEntryOptions.Never, cancellationToken);
     }
 
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public async ValueTask<byte[]?> GetAsync(string key, CancellationToken cancellationToken = default)
+    public ValueTask<byte[]?> GetAsync(string key, CancellationToken cancellationToken = default)
     {
-        var entry = await ReadAsync(key, cancellationToken).ConfigureAwait(false);
-        return entry is null ? null : ValueOf(key, entry);
+        if (_near is { } near)
+        {
+            ObjectDisposedException.ThrowIf(_disposed.IsCancellationRequested, this);
+            ArgumentNullException.ThrowIfNull(key);
+            if (near.TryGet(key, out var kept))
+            {
+                return new ValueTask<byte[]?>(kept.Value);
+            }
+        }
+
+        return GetFromShardAsync(key, cancellationToken);
     }
 
     public async ValueTask<CacheEntry?> GetEntryAsync(string key, CancellationToken cancellationToken = default)
     {
+        if (_near is not null)
+        {
+            return await ReadNearAsync(key, cancellationToken).ConfigureAwait(false) is { } read ? new CacheEntry(read.Value, read.Flags, read.TimeToLive(_time)) : null;
+        }
+
         var entry = await ReadAsync(key, cancellationToken).ConfigureAwait(false);
         return entry is null
             ? null
@@ -73,8 +101,10 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     public async ValueTask<RemoveOutcome> EvictAsync(string key, CancellationToken cancellationToken = default)
     {
         var (bytes, slot) = Key(key);
-        var removed = await _shards.CallAsync(
-            ShardOperation.Remove(slot, bytes), static result => result.Found, static async (grain, s) => await grain.Remove([s.Key]).ConfigureAwait(false) > 0, key, cancellationToken).ConfigureAwait(false);
+        var removed = await DroppingAsync(
+            key,
+            _shards.CallAsync(
+                ShardOperation.Remove(slot, bytes), static result => result.Found, static async (grain, s) => await grain.Remove([s.Key]).ConfigureAwait(false) > 0, key, cancellationToken)).ConfigureAwait(false);
         return removed ? RemoveOutcome.Removed : RemoveOutcome.NotFound;
     }
 
@@ -95,9 +125,20 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
 
     public void Dispose()
     {
-        if (!_disposed.IsCancellationRequested)
+        if (_disposed.IsCancellationRequested)
         {
-            _disposed.Cancel();
+            return;
+        }
+
+        _disposed.Cancel();
+        if (_near is { } near)
+        {
+            foreach (var link in near.Cache.Links)
+            {
+                _grains.DeleteObjectReference<Sharding.INearCacheReader>(link.Reference);
+            }
+
+            near.Dispose();
         }
     }
 
@@ -118,16 +159,69 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
             value = EntryCompression.Compress(value);
         }
 
-        return _shards.CallAsync(
-            ShardOperation.Set(slot, bytes, value, expiry, options.Flags, ShardWriteCondition.Always),
-            static result => result.Outcome,
-            static (grain, s) => grain.Set(s.Key, s.Value!, s.Expiry, s.Flags, s.Condition),
+        return DroppingAsync(
             key,
-            cancellationToken);
+            _shards.CallAsync(
+                ShardOperation.Set(slot, bytes, value, expiry, options.Flags, ShardWriteCondition.Always),
+                static result => result.Outcome,
+                static (grain, s) => grain.Set(s.Key, s.Value!, s.Expiry, s.Flags, s.Condition),
+                key,
+                cancellationToken));
+    }
+
+    /// <summary>
+    /// A change of <paramref name="key"/> by this client: with a near cache, the key is dropped once the change is
+    /// answered (or failed), and reads under way then keep nothing, so this client reads its own write at once.
+    /// </summary>
+    private ValueTask<T> DroppingAsync<T>(string key, ValueTask<T> change)
+    {
+        if (_near is not { } near)
+        {
+            return change;
+        }
+
+        return change.IsCompletedSuccessfully ? DroppedNow(near, key, change.Result) : DroppedAfterAsync(near, key, change);
+
+        static ValueTask<T> DroppedNow(NearCacheReads near, string key, T result)
+        {
+            near.Drop(key);
+            return new ValueTask<T>(result);
+        }
+
+        static async ValueTask<T> DroppedAfterAsync(NearCacheReads near, string key, ValueTask<T> change)
+        {
+            try
+            {
+                return await change.ConfigureAwait(false);
+            }
+            finally
+            {
+                near.Drop(key);
+            }
+        }
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<byte[]?> GetFromShardAsync(string key, CancellationToken cancellationToken)
+    {
+        if (_near is not null)
+        {
+            return (await ReadNearAsync(key, cancellationToken).ConfigureAwait(false))?.Value;
+        }
+
+        var entry = await ReadAsync(key, cancellationToken).ConfigureAwait(false);
+        return entry is null ? null : ValueOf(key, entry);
+    }
+
+    /// <summary>A read through the near cache: kept, or from the shard (and kept when it can be).</summary>
+    private ValueTask<NearRead?> ReadNearAsync(string key, CancellationToken cancellationToken)
+    {
+        var (bytes, slot) = Key(key);
+        return _near!.TryGet(key, out var kept) ? new ValueTask<NearRead?>(NearRead.Of(kept)) : _near.ReadAsync(key, bytes, slot, cancellationToken);
     }
 
     /// <summary>Reads an entry, renewing its sliding expiry in the same turn.</summary>
-    internal ValueTask<ShardEntry?> ReadAsync(string key, CancellationToken cancellationToken)
+    private ValueTask<ShardEntry?> ReadAsync(string key, CancellationToken cancellationToken)
     {
         var (bytes, slot) = Key(key);
         return _shards.CallAsync(

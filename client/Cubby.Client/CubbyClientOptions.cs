@@ -74,6 +74,12 @@ public sealed class CubbyClientOptions
     /// </summary>
     public bool CoalesceCalls { get; set; } = true;
 
+    /// <summary>
+    /// The near cache (<c>Cubby:Client:NearCache</c>): reads kept and served in this process, dropped when the silos say
+    /// the key changed. Off by default; needs the gateway client with <see cref="CoalesceCalls"/> on.
+    /// </summary>
+    public NearCacheOptions NearCache { get; set; } = new();
+
     /// <summary>The cluster's slot count: the silos' <c>Cubby:SlotCount</c>. Silos refuse keys sent to the wrong shard.</summary>
     public int SlotCount { get; set; } = Sharding.ShardMap.DefaultSlotCount;
 

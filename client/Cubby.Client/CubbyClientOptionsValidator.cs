@@ -34,7 +34,34 @@ internal sealed class CubbyClientOptionsValidator(ClientRuntime runtime) : IVali
             failures.Add($"Cubby:Client:MaxValueBytes must be positive (was {options.MaxValueBytes}).");
         }
 
+        if (options.NearCache.Enabled)
+        {
+            ValidateNearCache(options, failures);
+        }
+
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+
+    private void ValidateNearCache(CubbyClientOptions options, List<string> failures)
+    {
+        if (runtime.InProcess)
+        {
+            failures.Add("Cubby:Client:NearCache:Enabled needs the gateway client: in a process that already runs Orleans, calls do not go in the batches the silos track reads of.");
+        }
+        else if (!options.CoalesceCalls)
+        {
+            failures.Add("Cubby:Client:NearCache:Enabled needs Cubby:Client:CoalesceCalls: the silos track reads that come in batches.");
+        }
+
+        if (options.NearCache.MaxBytes < 1024)
+        {
+            failures.Add($"Cubby:Client:NearCache:MaxBytes must be at least 1024 (was {options.NearCache.MaxBytes}).");
+        }
+
+        if (options.NearCache.MaxStaleness < TimeSpan.FromMilliseconds(100))
+        {
+            failures.Add($"Cubby:Client:NearCache:MaxStaleness must be at least 100 ms (was {options.NearCache.MaxStaleness}).");
+        }
     }
 
     private static void ValidateGateways(CubbyClientOptions options, List<string> failures)

@@ -9,5 +9,5 @@ internal struct EntryCapture : IEntryReader
     public ShardEntry? Entry { get; private set; }
 
     public void Read(ReadOnlySpan<byte> value, in EntryMetadata metadata, long now) =>
-        Entry = new ShardEntry(value.ToArray(), (CacheEntryFlags)metadata.Flags, metadata.TimeToLive(now));
+        Entry = new ShardEntry(value.ToArray(), (CacheEntryFlags)metadata.Flags, metadata.TimeToLive(now), metadata.SlidingWindow);
 }

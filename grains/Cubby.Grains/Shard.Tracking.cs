@@ -40,7 +40,7 @@ internal sealed partial class Shard
         }
 
         var readers = _readers.Remove(key);
-        if (readers != 0)
+        if (!readers.IsEmpty)
         {
             Tracking!.Removed(1);
             Tracking.Send(Slot, readers, key.ToArray());

@@ -39,13 +39,13 @@ internal sealed class CubbyDistributedCache(CubbyClient client) : IBufferDistrib
     public async ValueTask<bool> TryGetAsync(string key, IBufferWriter<byte> destination, CancellationToken token = default)
     {
         ArgumentNullException.ThrowIfNull(destination);
-        if (await client.ReadAsync(key, token).ConfigureAwait(false) is not { } entry)
+        if (await client.GetAsync(key, token).ConfigureAwait(false) is not { } value)
         {
             return false;
         }
 
-        // The array Orleans deserialized the reply into is written once; a compressed one is decompressed first.
-        destination.Write(CubbyClient.ValueOf(key, entry));
+        // The array Orleans deserialized the reply into (or the near cache keeps), decompressed, written once.
+        destination.Write(value);
         return true;
     }
 

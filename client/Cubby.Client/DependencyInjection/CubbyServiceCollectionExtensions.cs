@@ -1,9 +1,12 @@
+using System.Diagnostics.Metrics;
 using Cubby.Client;
 using Cubby.Client.Caching;
 using Cubby.Client.DependencyInjection;
 using Cubby.Client.Gateways;
+using Cubby.Client.NearCaching;
 using Cubby.Client.Serialization;
 using Cubby.Client.Shards;
+using Cubby.Sharding;
 using Microsoft.Extensions.Caching.Distributed;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection.Extensions;
@@ -82,19 +85,36 @@ public static class CubbyServiceCollectionExtensions
             var grains = provider.GetRequiredService<IGrainFactory>();
             var gateway = provider.GetService<GatewayConnection>();
 
+            var time = provider.GetRequiredService<TimeProvider>();
+
             // Inside a silo's own process every call is local already; batches are for calls that cross the network.
-            var batches = gateway is not null && options.Value.CoalesceCalls && LiveGateways.Find(provider) is { } live
+            var live = gateway is not null && options.Value.CoalesceCalls ? LiveGateways.Find(provider) : null;
+            (NearCache, LeaseRenewals)? near = live is not null && options.Value.NearCache.Enabled ? NearCacheOf(provider, options.Value, grains, live, time) : null;
+            var batches = live is not null
                 ? new SiloBatches(
                     grains,
                     provider.GetRequiredService<IGatewayListProvider>(),
                     live,
                     options.Value.SlotCount,
-                    traceCalls: provider.GetService<CubbyClientBuilderExtensions.DistributedTracingMarker>() is not null)
+                    traceCalls: provider.GetService<CubbyClientBuilderExtensions.DistributedTracingMarker>() is not null,
+                    readers: near is var (cache, _) ? gateway => cache.LinkTo(gateway).Reference : null)
                 : null;
-            return new CubbyClient(options, grains, gateway, provider.GetRequiredService<ICubbySerializer>(), provider.GetRequiredService<TimeProvider>(), batches);
+            return new CubbyClient(options, grains, gateway, provider.GetRequiredService<ICubbySerializer>(), time, batches, near);
         });
         services.TryAddSingleton<ICubbyClient>(provider => provider.GetRequiredService<CubbyClient>());
         return new CubbyClientBuilder(services);
+    }
+
+    /// <summary>The near cache and the renewals of its leases, the silos' readers made as Orleans object references.</summary>
+    private static (NearCache, LeaseRenewals) NearCacheOf(IServiceProvider provider, CubbyClientOptions options, IGrainFactory grains, LiveGateways live, TimeProvider time)
+    {
+        var cache = new NearCache(
+            options.NearCache,
+            options.SlotCount,
+            time,
+            new NearCacheMetrics(provider.GetService<IMeterFactory>()),
+            link => grains.CreateObjectReference<INearCacheReader>(link));
+        return (cache, new LeaseRenewals(cache, gateway => SiloBatches.ServiceAt(grains, gateway), live));
     }
 
     /// <summary>Registers Cubby as the <see cref="IDistributedCache"/> (and <see cref="IBufferDistributedCache"/>).</summary>

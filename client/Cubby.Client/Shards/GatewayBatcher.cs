@@ -11,9 +11,10 @@ namespace Cubby.Client.Shards;
 /// once and concurrent calls share messages. A batch goes only while the Orleans client counts the gateway live
 /// (<see cref="LiveGateways"/>). A batch that cannot go or fails as a whole (its silo stopping or gone) answers each of
 /// its operations, and each one waiting, <see cref="ShardOperationStatus.Failed"/>, for the callers to run them as single
-/// calls, and the gateway takes no batch for <see cref="FailurePause"/>.
+/// calls, and the gateway takes no batch for <see cref="FailurePause"/>. With a near cache, batches go with its
+/// <paramref name="reader"/> for this silo, so the silo tracks their <see cref="ShardOperationKind.TrackedGet"/> reads.
 /// </summary>
-internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService service, LiveGateways live)
+internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService service, LiveGateways live, INearCacheReader? reader = null)
 {
     /// <summary>Two, so one batch can be on its way while the silo runs the other.</summary>
     private const int MaxInFlight = 2;
@@ -31,6 +32,9 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
     private long _operationsSent;
     private long _operationsRun;
     private long _failedAt;
+
+    /// <summary>The gateway's address.</summary>
+    public SiloAddress Gateway => gateway;
 
     /// <summary>Batches sent, for tests and diagnostics.</summary>
     public long BatchesSent => Interlocked.Read(ref _batchesSent);
@@ -139,7 +143,10 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
         Interlocked.Add(ref _operationsSent, batch.Length);
         try
         {
-            return await service.Run(Array.ConvertAll(batch, static pending => pending.Operation)).ConfigureAwait(false);
+            var operations = Array.ConvertAll(batch, static pending => pending.Operation);
+            return reader is null
+                ? await service.Run(operations).ConfigureAwait(false)
+                : await service.RunTracked(operations, reader).ConfigureAwait(false);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {

@@ -31,7 +31,17 @@ internal sealed class ShardCalls(IGrainFactory grains, int slotCount, TimeSpan t
         ShardOperation operation, Func<ShardOperationResult, T> read, Func<IShardGrain, ShardOperation, ValueTask<T>> single, string key, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        if (batches is null || gateway is not { IsConnected: true } || batches.For(operation.Slot) is not { } batcher)
+        return CallAsync(batches is null || gateway is not { IsConnected: true } ? null : batches.For(operation.Slot), operation, read, single, key, cancellationToken);
+    }
+
+    /// <summary>
+    /// As <see cref="CallAsync{T}(ShardOperation, Func{ShardOperationResult, T}, Func{IShardGrain, ShardOperation, ValueTask{T}}, string, CancellationToken)"/>,
+    /// through <paramref name="batcher"/> (the one <see cref="SiloBatches.For"/> gave), or as the single call when null.
+    /// </summary>
+    public ValueTask<T> CallAsync<T>(
+        GatewayBatcher? batcher, ShardOperation operation, Func<ShardOperationResult, T> read, Func<IShardGrain, ShardOperation, ValueTask<T>> single, string key, CancellationToken cancellationToken)
+    {
+        if (batcher is null)
         {
             return CallAsync(operation.Slot, operation, single, key, timeout, cancellationToken);
         }

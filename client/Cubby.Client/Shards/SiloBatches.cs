@@ -14,9 +14,11 @@ namespace Cubby.Client.Shards;
 /// an operation finds its shard unknown or not where the map said. Until then such an operation goes to its shard
 /// grain, where Orleans routes it. With
 /// <paramref name="traceCalls"/> (distributed tracing on), a call made inside an activity goes to its grain too, so
-/// its trace shows its own call.
+/// its trace shows its own call. With <paramref name="readers"/> (a near cache), each gateway's batches carry its
+/// reader for that silo.
 /// </summary>
-internal sealed class SiloBatches(IGrainFactory grains, IGatewayListProvider gateways, LiveGateways live, int slotCount, bool traceCalls = false)
+internal sealed class SiloBatches(
+    IGrainFactory grains, IGatewayListProvider gateways, LiveGateways live, int slotCount, bool traceCalls = false, Func<SiloAddress, INearCacheReader>? readers = null)
 {
     private static readonly TimeSpan RefreshInterval = TimeSpan.FromSeconds(1);
 
@@ -81,7 +83,8 @@ internal sealed class SiloBatches(IGrainFactory grains, IGatewayListProvider gat
             {
                 if (uri.ToGatewayAddress() is { } address && live.Contains(address))
                 {
-                    var batcher = _batchers.GetOrAdd(address, static (gateway, state) => new GatewayBatcher(gateway, ServiceAt(state.grains, gateway), state.live), (grains, live));
+                    var batcher = _batchers.GetOrAdd(
+                        address, static (gateway, state) => new GatewayBatcher(gateway, ServiceAt(state.grains, gateway), state.live, state.readers?.Invoke(gateway)), (grains, live, readers));
                     asked.Add((batcher, ServiceAt(grains, address).Slots().AsTask()));
                 }
             }
@@ -116,6 +119,7 @@ internal sealed class SiloBatches(IGrainFactory grains, IGatewayListProvider gat
         }
     }
 
-    private static IShardBatchService ServiceAt(IGrainFactory grains, SiloAddress gateway) =>
+    /// <summary>The batch entry point of the silo whose gateway is <paramref name="gateway"/>.</summary>
+    public static IShardBatchService ServiceAt(IGrainFactory grains, SiloAddress gateway) =>
         grains.GetGrain<IShardBatchService>(SystemTargetGrainId.CreateGrainServiceGrainId(ServiceTypeCode, null!, gateway));
 }

@@ -14,14 +14,30 @@ namespace Cubby.Grains.Batches;
 internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo silo, ILoggerFactory loggers, ShardCatalog catalog, ShardHomes homes)
     : GrainService(id, silo, loggers), IShardBatchService
 {
-    public ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations)
+    public ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations) => Run(operations, reader: -1);
+
+    public ValueTask<ShardOperationResult[]> RunTracked(ShardOperation[] operations, INearCacheReader reader)
+    {
+        ArgumentNullException.ThrowIfNull(reader);
+        return Run(operations, catalog.Tracking is { } tracking ? tracking.NumberOf(reader).Number : -1);
+    }
+
+    public ValueTask<NearCacheLease> Renew(INearCacheReader reader)
+    {
+        ArgumentNullException.ThrowIfNull(reader);
+        var tracking = catalog.Tracking ?? throw new InvalidOperationException("This silo's shards keep no near caches.");
+        return ValueTask.FromResult(tracking.NumberOf(reader).Link.Lease);
+    }
+
+    /// <summary>Runs the batch; <paramref name="reader"/> is the number of the near cache its tracked reads are for, or -1.</summary>
+    private ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations, int reader)
     {
         ArgumentNullException.ThrowIfNull(operations);
         var results = new ShardOperationResult[operations.Length];
         List<Shard>? replicated = null;
         for (var i = 0; i < operations.Length; i++)
         {
-            results[i] = RunOne(operations[i], ref replicated);
+            results[i] = RunOne(operations[i], reader, ref replicated);
         }
 
         return replicated is null ? ValueTask.FromResult(results) : AfterReplicasAsync(operations, results, replicated);
@@ -72,7 +88,7 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         return ValueTask.FromResult(slots.Order().ToArray());
     }
 
-    private ShardOperationResult RunOne(ShardOperation operation, ref List<Shard>? replicated)
+    private ShardOperationResult RunOne(ShardOperation operation, int reader, ref List<Shard>? replicated)
     {
         if (operation is null || operation.Slot < 0 || operation.Slot >= catalog.SlotCount)
         {
@@ -90,6 +106,7 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
             return operation.Kind switch
             {
                 ShardOperationKind.Get => new(ShardOperationStatus.Done, Entry: TypedCalls.Get(shard, operation.Key, operation.Slide)),
+                ShardOperationKind.TrackedGet => TrackedGet(shard, operation, reader),
                 ShardOperationKind.Set => Set(shard, operation),
                 ShardOperationKind.Remove => new(ShardOperationStatus.Done, Found: shard.Remove(operation.Key)),
                 ShardOperationKind.Refresh => new(ShardOperationStatus.Done, Found: shard.Refresh(operation.Key)),
@@ -110,6 +127,18 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
                 shards.Add(shard);
             }
         }
+    }
+
+    /// <summary>A read whose key's next change <paramref name="reader"/> is told of, remembered in the read's turn when the entry is there.</summary>
+    private static ShardOperationResult TrackedGet(Shard shard, ShardOperation operation, int reader)
+    {
+        var entry = TypedCalls.Get(shard, operation.Key, operation.Slide);
+        if (entry is not null && reader >= 0)
+        {
+            shard.TrackRead(operation.Key, reader);
+        }
+
+        return new(ShardOperationStatus.Done, Entry: entry);
     }
 
     private ShardOperationResult Set(Shard shard, ShardOperation operation)

@@ -44,14 +44,7 @@ internal static class KeyCommandRunner
             return;
         }
 
-        if (tracking.NumberOf(reader) is >= 0 and var number)
-        {
-            shard.TrackRead(key, number);
-        }
-        else
-        {
-            tracking.CannotTrack(reader, shard.Slot, key.ToArray());
-        }
+        shard.TrackRead(key, tracking.NumberOf(reader));
     }
 
     /// <summary>Runs a command whose keys are all in shard <paramref name="slot"/> if that shard is active and open here; false when it must go through Orleans.</summary>

@@ -1,3 +1,4 @@
+using Cubby.Sharding;
 using Orleans.Services;
 
 namespace Cubby.Grains.Tracking;

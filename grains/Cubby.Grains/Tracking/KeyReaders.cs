@@ -5,13 +5,13 @@ namespace Cubby.Grains.Tracking;
 
 /// <summary>
 /// The keys of one shard that tracking readers (see <see cref="ReadTracking"/>) have read, each with the readers to tell
-/// when it next changes, as bits of <see cref="ReadTracking"/>'s reader numbers. One-shot, as Redis's default tracking
+/// when it next changes, by <see cref="ReadTracking"/>'s reader numbers. One-shot, as Redis's default tracking
 /// mode: a change tells each reader once and forgets the key until it is read again. Writes to keys nobody tracks cost
 /// one emptiness check. Not thread-safe: the shard calls it in its turn.
 /// </summary>
 internal sealed class KeyReaders
 {
-    private readonly Dictionary<byte[], ulong> _keys = new(ByteStringComparer.Instance);
+    private readonly Dictionary<byte[], ReaderSet> _keys = new(ByteStringComparer.Instance);
 
     public bool IsEmpty => _keys.Count == 0;
 
@@ -21,21 +21,21 @@ internal sealed class KeyReaders
     public bool Add(ReadOnlySpan<byte> key, int reader)
     {
         ref var readers = ref CollectionsMarshal.GetValueRefOrAddDefault(_keys.GetAlternateLookup<ReadOnlySpan<byte>>(), key, out var existed);
-        readers |= 1UL << reader;
+        readers = readers.With(reader);
         return !existed;
     }
 
     /// <summary>Forgets <paramref name="key"/>; returns the readers to tell, none when nobody read it.</summary>
-    public ulong Remove(ReadOnlySpan<byte> key) =>
-        _keys.Count > 0 && _keys.GetAlternateLookup<ReadOnlySpan<byte>>().Remove(key, out _, out var readers) ? readers : 0;
+    public ReaderSet Remove(ReadOnlySpan<byte> key) =>
+        _keys.Count > 0 && _keys.GetAlternateLookup<ReadOnlySpan<byte>>().Remove(key, out _, out var readers) ? readers : default;
 
     /// <summary>Forgets every key; returns every reader of any of them and how many keys there were.</summary>
-    public (ulong Readers, int Keys) RemoveAll()
+    public (ReaderSet Readers, int Keys) RemoveAll()
     {
-        var readers = 0UL;
-        foreach (var mask in _keys.Values)
+        var readers = default(ReaderSet);
+        foreach (var set in _keys.Values)
         {
-            readers |= mask;
+            readers = readers.Union(set);
         }
 
         var count = _keys.Count;

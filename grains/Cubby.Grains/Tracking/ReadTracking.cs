@@ -1,5 +1,5 @@
 using Cubby.Diagnostics;
-using Cubby.Grains.Messaging;
+using Cubby.Sharding;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Orleans.Runtime.Services;
@@ -7,40 +7,33 @@ using Orleans.Runtime.Services;
 namespace Cubby.Grains.Tracking;
 
 /// <summary>
-/// Server-assisted client-side caching on this silo's shards: which silos' tracking connections read which keys
-/// (<see cref="KeyReaders"/>, per shard), and the links that tell those silos, in order, when the keys change. A reader
-/// is a silo with a RESP door (its <see cref="IKeyInvalidationListener"/>); each gets a number below
-/// <see cref="MaxReaders"/>, a bit in a shard's key table. The silo keeps at most <see cref="MaxKeys"/> tracked keys:
-/// past it, shards forget keys and send their invalidations at once, as Redis does past <c>tracking-table-max-keys</c>.
+/// Server-assisted client-side caching on this silo's shards: which readers read which keys (<see cref="KeyReaders"/>,
+/// per shard), and the links that tell those readers, in order, when the keys change. A reader is a silo whose RESP
+/// door has tracking connections (its <see cref="IKeyInvalidationListener"/>) or a client's near cache (its
+/// <see cref="INearCacheReader"/>); each has a number here while it is known, and a number whose reader is gone goes to
+/// the next new one. The silo keeps at most <see cref="MaxKeys"/> tracked keys: past it, shards forget keys and send
+/// their invalidations at once, as Redis does past <c>tracking-table-max-keys</c>.
 /// </summary>
 internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidationListener>
 {
-    /// <summary>Readers a shard's key table can tell apart: the silos with a RESP door in one cluster.</summary>
-    public const int MaxReaders = 64;
-
-    /// <summary>Invalidations waiting for one reader past which they collapse into one for every key.</summary>
-    private const int MaxQueued = 100_000;
-
-    private static readonly TimeSpan SendTimeout = TimeSpan.FromSeconds(5);
-    private static readonly TimeSpan RetryPause = TimeSpan.FromMilliseconds(200);
-
     private readonly Lock _gate = new();
-    private readonly Dictionary<SiloAddress, int> _numbers = [];
-    private readonly ReaderLink?[] _links = new ReaderLink?[MaxReaders];
-    private readonly IClusterMembershipService _membership;
-    private readonly ILogger _logger;
+    private readonly Dictionary<SiloAddress, int> _silos = [];
+    private readonly Dictionary<GrainId, int> _nearCaches = [];
     private readonly IServiceProvider _services;
     private readonly SiloAddress _self;
+    private ReaderLink?[] _links = new ReaderLink?[8];
     private ILocalKeyInvalidations? _local;
     private long _keys;
+    private long _incarnations = Random.Shared.NextInt64(1, long.MaxValue / 2);
 
     public ReadTracking(IServiceProvider services, long maxKeys)
         : base(services)
     {
         _services = services;
         _self = services.GetRequiredService<ILocalSiloDetails>().SiloAddress;
-        _membership = services.GetRequiredService<IClusterMembershipService>();
-        _logger = services.GetRequiredService<ILogger<ReadTracking>>();
+        Membership = services.GetRequiredService<IClusterMembershipService>();
+        Logger = services.GetRequiredService<ILogger<ReadTracking>>();
+        Time = services.GetService<TimeProvider>() ?? TimeProvider.System;
         MaxKeys = maxKeys;
     }
 
@@ -53,51 +46,37 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
     /// <summary>Whether shards must forget keys until the count is back within <see cref="MaxKeys"/>.</summary>
     public bool OverLimit => MaxKeys > 0 && Volatile.Read(ref _keys) > MaxKeys;
 
-    /// <summary>The number of <paramref name="reader"/>, or -1 when <see cref="MaxReaders"/> silos already have one.</summary>
+    internal IClusterMembershipService Membership { get; }
+
+    internal ILogger Logger { get; }
+
+    internal TimeProvider Time { get; }
+
+    /// <summary>The number of the silo <paramref name="reader"/>, whose door's tracking connections read keys here.</summary>
     public int NumberOf(SiloAddress reader)
     {
         lock (_gate)
         {
-            if (_numbers.TryGetValue(reader, out var number))
-            {
-                return number;
-            }
-
-            // A dead silo's number is free again once nothing waits to be sent to it.
-            var free = Array.FindIndex(_links, link => link is null || (link.Idle && _membership.CurrentSnapshot.GetSiloStatus(link.Reader) == SiloStatus.Dead));
-            if (free < 0)
-            {
-                return -1;
-            }
-
-            if (_links[free] is { } old)
-            {
-                _numbers.Remove(old.Reader);
-            }
-
-            _links[free] = new ReaderLink(this, reader);
-            _numbers[reader] = free;
-            return free;
+            return _silos.TryGetValue(reader, out var number) ? number : Add(_silos, reader, new SiloReaderLink(this, reader));
         }
     }
 
-    /// <summary>
-    /// For a reader this silo has no number left for (<see cref="MaxReaders"/> others have one): the read cannot be
-    /// remembered, so the reader is told at once that the key changed, and never keeps what it read. Sent on its own,
-    /// outside any link; the reader's door writes it after the read's reply.
-    /// </summary>
-    public void CannotTrack(SiloAddress reader, int slot, byte[] key) =>
-        _ = Task.Run(async () =>
+    /// <summary>The number of the near cache <paramref name="reader"/>, with its link, which now counts it heard from.</summary>
+    public (int Number, NearCacheLink Link) NumberOf(INearCacheReader reader)
+    {
+        var id = reader.GetGrainId();
+        lock (_gate)
         {
-            try
+            if (!_nearCaches.TryGetValue(id, out var number))
             {
-                await GetGrainService(reader).Invalidated([new KeyInvalidation(slot, [key])]).WaitAsync(SendTimeout).ConfigureAwait(false);
+                number = Add(_nearCaches, id, new NearCacheLink(this, reader));
             }
-            catch (Exception exception) when (exception is not OutOfMemoryException)
-            {
-                Log.ReaderUnreachable(_logger, exception, reader);
-            }
-        });
+
+            var link = (NearCacheLink)_links[number]!;
+            link.Heard();
+            return (number, link);
+        }
+    }
 
     /// <summary>Tells the tracking connections of <paramref name="silo"/> that every key changed (FLUSHALL).</summary>
     public Task TellEverythingAsync(SiloAddress silo) => GetGrainService(silo).Invalidated([KeyInvalidation.Everything]);
@@ -107,75 +86,64 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
     public void Removed(int keys) => Interlocked.Add(ref _keys, -keys);
 
     /// <summary>Tells every reader in <paramref name="readers"/> that <paramref name="key"/> of shard <paramref name="slot"/> changed, or all its keys when null.</summary>
-    public void Send(int slot, ulong readers, byte[]? key)
+    public void Send(int slot, ReaderSet readers, byte[]? key)
     {
         var invalidation = new KeyInvalidation(slot, key is null ? null : [key]);
-        for (var bits = readers; bits != 0; bits &= bits - 1)
+        readers.ForEach((Links: Volatile.Read(ref _links), Invalidation: invalidation), static (state, reader) =>
         {
-            Volatile.Read(ref _links[System.Numerics.BitOperations.TrailingZeroCount(bits)])?.Enqueue(invalidation);
-        }
+            if (reader < state.Links.Length)
+            {
+                Volatile.Read(ref state.Links[reader])?.Enqueue(state.Invalidation);
+            }
+        });
     }
 
-    /// <summary>
-    /// One reader's invalidations, sent one batch at a time so the reader sees them in the order the changes were made.
-    /// A batch that fails is sent again as one invalidation of every key, until the reader is dead.
-    /// </summary>
-    private sealed class ReaderLink
+    /// <summary>A link identity no earlier link of this silo had (a restarted silo starts from another random point).</summary>
+    internal long NewIncarnation() => Interlocked.Increment(ref _incarnations);
+
+    /// <summary>This silo's own door, when <paramref name="silo"/> is this silo and it has one: told directly, not through a grain call.</summary>
+    internal ILocalKeyInvalidations? LocalListenerFor(SiloAddress silo) =>
+
+        // Resolved when first needed: the door that implements it depends on the shards that send to it.
+        silo.Equals(_self) ? _local ??= _services.GetService<ILocalKeyInvalidations>() : null;
+
+    internal IKeyInvalidationListener ListenerAt(SiloAddress silo) => GetGrainService(silo);
+
+    /// <summary>Gives <paramref name="link"/> the first number that is free, or whose reader is gone and owed nothing.</summary>
+    private int Add<TReader>(Dictionary<TReader, int> numbers, TReader reader, ReaderLink link)
+        where TReader : notnull
     {
-        private readonly ReadTracking _owner;
-        private readonly SerialBatches<KeyInvalidation> _batches;
-
-        public ReaderLink(ReadTracking owner, SiloAddress reader)
+        var links = _links;
+        var free = Array.FindIndex(links, existing => existing is null || (existing.Idle && existing.Gone));
+        if (free < 0)
         {
-            (_owner, Reader) = (owner, reader);
-            _batches = new(SendAsync);
+            free = links.Length;
+            Array.Resize(ref links, links.Length * 2);
+            Volatile.Write(ref _links, links);
         }
 
-        public SiloAddress Reader { get; }
-
-        public bool Idle => _batches.Idle;
-
-        public void Enqueue(KeyInvalidation invalidation)
+        switch (links[free])
         {
-            if (_batches.Count >= MaxQueued)
-            {
-                _batches.Replace(KeyInvalidation.Everything);
-            }
-            else
-            {
-                _batches.Post(invalidation);
-            }
+            case SiloReaderLink old:
+                _silos.Remove(old.Silo);
+                break;
+            case NearCacheLink old:
+                _nearCaches.Remove(old.Reader.GetGrainId());
+                break;
         }
 
-        private async Task SendAsync(List<KeyInvalidation> batch)
-        {
-            try
-            {
-                // Resolved when first needed: the door that implements it depends on the shards that send to it.
-                if (Reader.Equals(_owner._self) && (_owner._local ??= _owner._services.GetService<ILocalKeyInvalidations>()) is { } local)
-                {
-                    local.Invalidated([.. batch]);
-                    return;
-                }
-
-                await _owner.GetGrainService(Reader).Invalidated([.. batch]).WaitAsync(SendTimeout).ConfigureAwait(false);
-            }
-            catch (Exception exception) when (exception is not OutOfMemoryException)
-            {
-                // A dead reader's connections, and what they cached, died with it.
-                if (_owner._membership.CurrentSnapshot.GetSiloStatus(Reader) != SiloStatus.Dead)
-                {
-                    Log.ReaderUnreachable(_owner._logger, exception, Reader);
-                    await Task.Delay(RetryPause).ConfigureAwait(false);
-                    _batches.Replace(KeyInvalidation.Everything);
-                }
-            }
-        }
+        // Keys still marked with the old reader's number now tell the new one: one spurious invalidation, never a missed one.
+        Volatile.Write(ref links[free], link);
+        numbers[reader] = free;
+        return free;
     }
 
-    private static partial class Log
+    internal static partial class Log
     {
         [LoggerMessage(LogEvents.TrackingReaderUnreachable, LogLevel.Warning, "Invalidations for the tracking connections of silo {Silo} were not delivered")]
         public static partial void ReaderUnreachable(ILogger logger, Exception exception, SiloAddress silo);
+
+        [LoggerMessage(LogEvents.NearCacheReaderUnreachable, LogLevel.Warning, "Invalidations for the near cache {Reader} were not delivered; it drops what it read through this silo when it next renews its lease")]
+        public static partial void NearCacheUnreachable(ILogger logger, Exception exception, GrainId reader);
     }
 }

@@ -73,6 +73,9 @@ public static class LogEvents
     /// <summary>A silo's shards could not tell another silo's tracking connections that keys changed; they are told every key did.</summary>
     public const int TrackingReaderUnreachable = 3030;
 
+    /// <summary>A silo's shards could not tell a client's near cache that keys changed; it drops what it read through that silo.</summary>
+    public const int NearCacheReaderUnreachable = 3031;
+
     /// <summary>The client connected to the cluster through a gateway.</summary>
     public const int GatewayConnected = 6001;
 

@@ -21,6 +21,27 @@ public interface IShardBatchService : IGrainService
     [ResponseTimeout("00:00:01")]
     ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations);
 
+    /// <summary>
+    /// Runs the operations as <see cref="Run"/> does; for each <see cref="ShardOperationKind.TrackedGet"/> the shard also
+    /// remembers, in the read's turn, that <paramref name="reader"/> read the key, and this silo tells the reader when
+    /// the key next changes, is removed or expires, or when its shard is flushed or leaves this silo.
+    /// </summary>
+    /// <param name="operations">The operations.</param>
+    /// <param name="reader">The client's near cache.</param>
+    /// <returns>One result per operation, in the same order.</returns>
+    [ResponseTimeout("00:00:01")]
+    ValueTask<ShardOperationResult[]> RunTracked(ShardOperation[] operations, INearCacheReader reader);
+
+    /// <summary>
+    /// Renews a near-cache reader's lease: says which link to it this silo keeps (opening one when there is none) and how
+    /// many invalidation batches went on it. A reader that has received them all may keep what it read through this
+    /// silo until its lease runs out.
+    /// </summary>
+    /// <param name="reader">The client's near cache.</param>
+    /// <returns>The link's identity and count.</returns>
+    [ResponseTimeout("00:00:01")]
+    ValueTask<NearCacheLease> Renew(INearCacheReader reader);
+
     /// <summary>The shards this silo holds open now or is the home of; unanswered for a second, the silo is stopping or gone.</summary>
     /// <returns>Their numbers.</returns>
     [ResponseTimeout("00:00:01")]

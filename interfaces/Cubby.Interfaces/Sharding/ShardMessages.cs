@@ -6,8 +6,9 @@ namespace Cubby.Sharding;
 /// <param name="Value">The value.</param>
 /// <param name="Flags">The flags stored with it.</param>
 /// <param name="TimeToLive">Milliseconds left to live after the read (and its sliding renewal); -1 without expiry.</param>
+/// <param name="SlidingWindow">The sliding window in milliseconds that reads renew, or 0 when the entry does not slide.</param>
 [GenerateSerializer, Immutable, SuppressReferenceTracking]
-public sealed record ShardEntry([property: Id(0)] byte[] Value, [property: Id(1)] CacheEntryFlags Flags, [property: Id(2)] long TimeToLive);
+public sealed record ShardEntry([property: Id(0)] byte[] Value, [property: Id(1)] CacheEntryFlags Flags, [property: Id(2)] long TimeToLive, [property: Id(3)] long SlidingWindow = 0);
 
 /// <summary>
 /// An entry whole, as RENAME and COPY carry it from one shard to another: its value, type, flags and expiry settings.

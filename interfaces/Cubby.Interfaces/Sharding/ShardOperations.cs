@@ -20,6 +20,12 @@ public enum ShardOperationKind : byte
 
     /// <summary>Reads how long an entry has left to live, without renewing it (<see cref="IShardGrain.TimeToLive"/>).</summary>
     TimeToLive,
+
+    /// <summary>
+    /// Reads an entry as <see cref="Get"/> does and remembers that the batch's near-cache reader read it
+    /// (<see cref="IShardBatchService.RunTracked"/>); in a batch without one it is a plain read.
+    /// </summary>
+    TrackedGet,
 }
 
 /// <summary>
@@ -51,6 +57,13 @@ public sealed record ShardOperation(
     /// <param name="slide">Whether it renews a sliding expiry.</param>
     /// <returns>The operation.</returns>
     public static ShardOperation Get(int slot, byte[] key, bool slide) => new(ShardOperationKind.Get, slot, key, Slide: slide);
+
+    /// <summary>A read of <paramref name="key"/> whose next change the batch's near-cache reader is told of.</summary>
+    /// <param name="slot">The key's shard.</param>
+    /// <param name="key">The key.</param>
+    /// <param name="slide">Whether it renews a sliding expiry.</param>
+    /// <returns>The operation.</returns>
+    public static ShardOperation TrackedGet(int slot, byte[] key, bool slide) => new(ShardOperationKind.TrackedGet, slot, key, Slide: slide);
 
     /// <summary>A removal of <paramref name="key"/>.</summary>
     /// <param name="slot">The key's shard.</param>

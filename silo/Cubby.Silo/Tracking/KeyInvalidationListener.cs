@@ -1,4 +1,5 @@
 using Cubby.Grains.Tracking;
+using Cubby.Sharding;
 using Cubby.Silo.Hosting;
 using Orleans.Runtime.Services;
 

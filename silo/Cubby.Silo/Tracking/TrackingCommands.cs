@@ -1,5 +1,6 @@
 using Cubby.Grains.Commands;
 using Cubby.Resp;
+using Cubby.Sharding;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Tracking;
@@ -184,7 +185,7 @@ internal static class TrackingCommands
     /// </summary>
     public static async Task FlushingAsync(Hosting.SiloRuntime silo)
     {
-        silo.TrackedKeys.Invalidated([Grains.Tracking.KeyInvalidation.Everything]);
+        silo.TrackedKeys.Invalidated([KeyInvalidation.Everything]);
         if (silo.Catalog.Tracking is not { } tracking || silo.PubSubPeers is not { } peers)
         {
             return;

@@ -40,7 +40,7 @@ internal static class ClusterKeys
         return Enumerable.Range(0, 100_000).Select(i => $"{prefix}:{i}").First(key => owners[shardMap.SlotOf(Encoding.UTF8.GetBytes(key))] == endpoint);
     }
 
-    public static ServiceProvider ClientFor(ProcessCluster cluster)
+    public static ServiceProvider ClientFor(ProcessCluster cluster, Action<CubbyClientOptions>? configure = null)
     {
         var services = new ServiceCollection();
         services.AddLogging();
@@ -50,6 +50,7 @@ internal static class ClusterKeys
             options.Clustering.ConnectionString = cluster.ConnectionString;
             options.ClusterId = cluster.ClusterId;
             options.SlotCount = cluster.SlotCount;
+            configure?.Invoke(options);
         });
         return services.BuildServiceProvider();
     }

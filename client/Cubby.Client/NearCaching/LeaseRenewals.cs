@@ -1,0 +1,65 @@
+using Cubby.Client.Gateways;
+using Cubby.Sharding;
+
+namespace Cubby.Client.NearCaching;
+
+/// <summary>
+/// Renews each silo's lease on the near cache four times per <see cref="NearCacheOptions.MaxStaleness"/>, so a lease
+/// runs out only when renewals fail for most of that time. A silo the Orleans client no longer counts live ends its
+/// link's epoch at once: what it tracked is dropped, and nothing else.
+/// </summary>
+internal sealed class LeaseRenewals : IDisposable
+{
+    private readonly NearCache _cache;
+    private readonly Func<SiloAddress, IShardBatchService> _serviceAt;
+    private readonly LiveGateways _live;
+    private readonly ITimer _timer;
+
+    public LeaseRenewals(NearCache cache, Func<SiloAddress, IShardBatchService> serviceAt, LiveGateways live)
+    {
+        (_cache, _serviceAt, _live) = (cache, serviceAt, live);
+        var period = TimeSpan.FromSeconds(cache.MaxStaleness / (double)cache.Time.TimestampFrequency / 4);
+        _timer = cache.Time.CreateTimer(static state => ((LeaseRenewals)state!).RenewAll(), this, period, period);
+    }
+
+    /// <summary>Renews <paramref name="link"/> now, unless a renewal is already on its way.</summary>
+    public void Renew(TrackerLink link)
+    {
+        if (link.TryStartRenewal())
+        {
+            _ = RenewAsync(link);
+        }
+    }
+
+    public void Dispose() => _timer.Dispose();
+
+    private void RenewAll()
+    {
+        foreach (var link in _cache.Links)
+        {
+            if (_live.Contains(link.Gateway))
+            {
+                Renew(link);
+            }
+            else
+            {
+                link.EndEpoch();
+            }
+        }
+    }
+
+    private async Task RenewAsync(TrackerLink link)
+    {
+        var sentAt = _cache.Time.GetTimestamp();
+        try
+        {
+            var lease = await _serviceAt(link.Gateway).Renew(link.Reference).ConfigureAwait(false);
+            link.Renewed(lease, sentAt, _cache.MaxStaleness);
+        }
+        catch (Exception exception) when (exception is not OutOfMemoryException)
+        {
+            // The lease runs out unless a later renewal succeeds.
+            link.RenewalFailed();
+        }
+    }
+}

@@ -1,0 +1,68 @@
+using Cubby.Sharding;
+
+namespace Cubby.Client.NearCaching;
+
+/// <summary>
+/// A value kept by the near cache, with what it takes to tell whether it may still be served: the link that tracked
+/// its read and that link's epoch then, its shard's epoch then, and when it expires here.
+/// </summary>
+internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int slot, TrackerLink link, long linkEpoch, long slotEpoch)
+{
+    private int _renewing;
+    private long _expiresAt;
+    private long _renewedAt;
+    private volatile bool _dropped;
+
+    /// <summary>The value, decompressed. Shared by every hit: callers must not change it.</summary>
+    public byte[] Value { get; } = value;
+
+    public CacheEntryFlags Flags { get; } = flags;
+
+    public int Slot { get; } = slot;
+
+    public TrackerLink Link { get; } = link;
+
+    public long LinkEpoch { get; } = linkEpoch;
+
+    public long SlotEpoch { get; } = slotEpoch;
+
+    /// <summary>The sliding window the silo renews on reads, in timestamp ticks, or 0.</summary>
+    public long SlidingWindow { get; init; }
+
+    /// <summary>Whether the silo's expiry is fixed (no window, or an absolute cap closer than the window).</summary>
+    public bool FixedExpiry { get; init; }
+
+    /// <summary>The timestamp past which it has expired on the silo, or 0 for never.</summary>
+    public long ExpiresAt
+    {
+        get => Volatile.Read(ref _expiresAt);
+        init => _expiresAt = value;
+    }
+
+    /// <summary>The timestamp of the read or renewal the silo last counted.</summary>
+    public long RenewedAt
+    {
+        get => Volatile.Read(ref _renewedAt);
+        init => _renewedAt = value;
+    }
+
+    public bool Dropped => _dropped;
+
+    /// <summary>The size charged against <see cref="NearCacheOptions.MaxBytes"/>: the value, the key's characters and the bookkeeping.</summary>
+    public static long SizeOf(string key, byte[] value) => value.Length + (key.Length * 2L) + 160;
+
+    public void Drop() => _dropped = true;
+
+    /// <summary>Claims the one renewal in flight for this entry; false when one is already on its way.</summary>
+    public bool TryStartRenewal() => Interlocked.CompareExchange(ref _renewing, 1, 0) == 0;
+
+    /// <summary>The silo counted a renewal sent at <paramref name="sentAt"/>; the entry now lives a window past that.</summary>
+    public void Renewed(long sentAt)
+    {
+        Volatile.Write(ref _renewedAt, sentAt);
+        Volatile.Write(ref _expiresAt, sentAt + SlidingWindow);
+        Volatile.Write(ref _renewing, 0);
+    }
+
+    public void RenewalFailed() => Volatile.Write(ref _renewing, 0);
+}

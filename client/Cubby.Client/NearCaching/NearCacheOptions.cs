@@ -1,0 +1,30 @@
+namespace Cubby.Client;
+
+/// <summary>
+/// The client's near cache (<c>Cubby:Client:NearCache</c>): values it read kept in this process and served from here,
+/// until the silo that ran the read says the key changed. Off by default.
+/// </summary>
+/// <remarks>
+/// A kept value is dropped when its key is written, removed, expires or is evicted on the silo, when its shard is
+/// flushed or moves, when the silo that tracked the read leaves, and when this client writes or removes the key itself.
+/// It is never served longer than <see cref="MaxStaleness"/> past a change the silo could not tell this client of.
+/// Needs the gateway client with <see cref="CubbyClientOptions.CoalesceCalls"/> on: reads are tracked by the silo
+/// that runs them in a batch.
+/// </remarks>
+public sealed class NearCacheOptions
+{
+    /// <summary>Whether reads are kept and served in this process.</summary>
+    public bool Enabled { get; set; }
+
+    /// <summary>
+    /// The most bytes of values (with their keys) kept; past it, the least recently used go first. 64 MiB by default.
+    /// </summary>
+    public long MaxBytes { get; set; } = 64L * 1024 * 1024;
+
+    /// <summary>
+    /// The longest a kept value is served after a change the client was not told of (a lost push, a stalled connection):
+    /// each silo's lease on what was read through it must be renewed within this, which the client does four times
+    /// per period. 1 s by default; at least 100 ms.
+    /// </summary>
+    public TimeSpan MaxStaleness { get; set; } = TimeSpan.FromSeconds(1);
+}

@@ -1,0 +1,74 @@
+using Cubby.Sharding;
+
+namespace Cubby.Client.NearCaching;
+
+/// <summary>
+/// This client's side of one silo's link to its near cache: the reads that silo tracked, valid while the link's
+/// <see cref="Epoch"/> is the one they were read under and its lease (<see cref="ValidUntil"/>) runs. The lease is
+/// extended by a renewal only when the client has every invalidation the silo had queued when it answered; a silo
+/// that forgot the client (a new incarnation) or left ends the epoch.
+/// </summary>
+internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearCacheReader
+{
+    private readonly Lock _gate = new();
+    private long _epoch;
+    private long _validUntil;
+    private long _incarnation;
+    private long _received;
+    private int _renewing;
+
+    /// <summary>The silo's gateway address: where its tracked reads and renewals go.</summary>
+    public SiloAddress Gateway { get; } = gateway;
+
+    /// <summary>The Orleans reference the silo calls; set once the client created it.</summary>
+    public INearCacheReader Reference { get; set; } = null!;
+
+    public long Epoch => Volatile.Read(ref _epoch);
+
+    /// <summary>The timestamp until which what this link tracked may be served.</summary>
+    public long ValidUntil => Volatile.Read(ref _validUntil);
+
+    public Task Invalidated(long sequence, KeyInvalidation[] batch)
+    {
+        // Applied before counting, so a renewal that finds it counted finds its keys dropped.
+        cache.Apply(this, batch);
+        lock (_gate)
+        {
+            _received = Math.Max(_received, sequence);
+        }
+
+        return Task.CompletedTask;
+    }
+
+    /// <summary>Drops everything this link tracked.</summary>
+    public void EndEpoch() => Interlocked.Increment(ref _epoch);
+
+    public bool TryStartRenewal() => Interlocked.CompareExchange(ref _renewing, 1, 0) == 0;
+
+    /// <summary>
+    /// The silo answered a renewal sent at <paramref name="sentAt"/> with <paramref name="lease"/>: the lease runs
+    /// <paramref name="maxStaleness"/> past the send when nothing the silo had queued is missing; a new incarnation ends
+    /// the epoch first, as the silo may not tell this client of what it read under the old one.
+    /// </summary>
+    public void Renewed(NearCacheLease lease, long sentAt, long maxStaleness)
+    {
+        lock (_gate)
+        {
+            if (lease.Incarnation != _incarnation)
+            {
+                EndEpoch();
+                _incarnation = lease.Incarnation;
+                _received = Math.Max(_received, lease.Posted);
+            }
+
+            if (_received >= lease.Posted)
+            {
+                Volatile.Write(ref _validUntil, sentAt + maxStaleness);
+            }
+        }
+
+        Volatile.Write(ref _renewing, 0);
+    }
+
+    public void RenewalFailed() => Volatile.Write(ref _renewing, 0);
+}

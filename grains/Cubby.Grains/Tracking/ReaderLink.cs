@@ -1,0 +1,20 @@
+using Cubby.Sharding;
+
+namespace Cubby.Grains.Tracking;
+
+/// <summary>
+/// The way to one tracking reader: invalidations queued in the order their changes were made, sent a batch at a time.
+/// A reader is a silo whose RESP door has tracking connections (<see cref="SiloReaderLink"/>) or a client's near cache
+/// (<see cref="NearCacheLink"/>).
+/// </summary>
+internal abstract class ReaderLink
+{
+    /// <summary>Whether nothing is being sent to the reader or waits to be.</summary>
+    public abstract bool Idle { get; }
+
+    /// <summary>Whether the reader is gone for good, so its number may go to another once <see cref="Idle"/>.</summary>
+    public abstract bool Gone { get; }
+
+    /// <summary>Queues <paramref name="invalidation"/> behind those before.</summary>
+    public abstract void Enqueue(KeyInvalidation invalidation);
+}

@@ -1,0 +1,32 @@
+using Orleans;
+
+namespace Cubby.Sharding;
+
+/// <summary>
+/// A client's near cache as the silos see it: a grain observer the client creates, and passes with the batches whose
+/// reads it keeps (<see cref="IShardBatchService.RunTracked"/>). The silo that ran such a read tells it, in order, when
+/// a key it read next changes.
+/// </summary>
+[Alias("cubby.near-cache-reader")]
+public interface INearCacheReader : IGrainObserver
+{
+    /// <summary>Takes a batch of invalidations, in the order their changes were made on the sending silo.</summary>
+    /// <param name="sequence">
+    /// How many invalidations the silo had queued for this reader up to the last of this batch (see
+    /// <see cref="NearCacheLease.Posted"/>).
+    /// </param>
+    /// <param name="batch">What changed.</param>
+    /// <returns>Done once the reader has dropped what the batch names.</returns>
+    [Alias("invalidated")]
+    Task Invalidated(long sequence, KeyInvalidation[] batch);
+}
+
+/// <summary>What a silo says of its link to a near-cache reader when the reader renews its lease.</summary>
+/// <param name="Incarnation">
+/// The link's identity: a new value means the silo forgot the reader (it restarted, or the link failed) and may not
+/// tell it of keys read before.
+/// </param>
+/// <param name="Posted">How many invalidations the silo has queued for the reader so far; the reader has them all once it has had a batch numbered this high.</param>
+[GenerateSerializer, Immutable]
+[Alias("cubby.near-cache-lease")]
+public readonly record struct NearCacheLease([property: Id(0)] long Incarnation, [property: Id(1)] long Posted);

@@ -1,0 +1,303 @@
+using System.Diagnostics.Metrics;
+using System.Text;
+using Cubby.Client;
+using Cubby.Client.NearCaching;
+using Cubby.Tests.Infrastructure;
+using Microsoft.Extensions.Caching.Distributed;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
+
+namespace Cubby.Tests.Client;
+
+/// <summary>
+/// The near cache of a gateway client against a real silo: reads served in this process once kept, and dropped when
+/// the key changes in any way: through another client, through the RESP door, by expiry or a flush, or by this client.
+/// </summary>
+public sealed class NearCacheTests
+{
+    [Fact]
+    public async Task A_kept_read_is_served_in_process_without_a_call_to_the_silo()
+    {
+        await using var harness = await StartAsync();
+        await harness.Client.PutAsync("hot", Utf8("v1"));
+        var cache = await KeptAsync(harness.Client, "hot", "v1");
+        var sent = Sent(harness.Client);
+        var hits = cache.Metrics.Hits;
+
+        for (var i = 0; i < 100; i++)
+        {
+            Assert.Equal("v1", Text(await harness.Client.GetAsync("hot")));
+        }
+
+        Assert.Equal(hits + 100, cache.Metrics.Hits);
+        Assert.Equal(sent, Sent(harness.Client));
+        Assert.InRange(cache.Bytes, 1, long.MaxValue);
+    }
+
+    [Fact]
+    public async Task A_write_through_another_client_is_pushed_and_the_kept_value_dropped()
+    {
+        await using var harness = await StartAsync();
+        await using var other = ClientHarness.GatewayApp(harness.Silo);
+        var writer = other.GetRequiredService<ICubbyClient>();
+        await harness.Client.PutAsync("shared", Utf8("v1"));
+        var cache = await KeptAsync(harness.Client, "shared", "v1");
+        var invalidations = cache.Metrics.Invalidations;
+
+        await writer.PutAsync("shared", Utf8("v2"));
+
+        await Poll.UntilAsync(async () => Text(await harness.Client.GetAsync("shared")) == "v2", TestDeadlines.Call, "the other client's write to reach the near cache");
+        Assert.True(cache.Metrics.Invalidations > invalidations, "the silo pushed no invalidation");
+    }
+
+    [Fact]
+    public async Task Each_write_of_a_kept_key_is_pushed_once()
+    {
+        await using var harness = await StartAsync();
+        await using var other = ClientHarness.GatewayApp(harness.Silo);
+        var writer = other.GetRequiredService<ICubbyClient>();
+        var keys = Enumerable.Range(0, 100).Select(static i => $"each:{i}").ToArray();
+        foreach (var key in keys)
+        {
+            await harness.Client.PutAsync(key, Utf8("v1"));
+            await KeptAsync(harness.Client, key, "v1");
+        }
+
+        var cache = Assert.IsType<CubbyClient>(harness.Client).NearCache!;
+        var invalidations = cache.Metrics.Invalidations;
+        foreach (var key in keys)
+        {
+            await writer.PutAsync(key, Utf8("v2"));
+        }
+
+        await Poll.UntilAsync(() => cache.Metrics.Invalidations - invalidations >= keys.Length, TestDeadlines.Call, "an invalidation for every write");
+        foreach (var key in keys)
+        {
+            Assert.Equal("v2", Text(await harness.Client.GetAsync(key)));
+        }
+
+        Assert.Equal(keys.Length, cache.Metrics.Invalidations - invalidations);
+    }
+
+    [Theory]
+    [InlineData("SET")]
+    [InlineData("DEL")]
+    [InlineData("RENAME")]
+    [InlineData("APPEND")]
+    [InlineData("PEXPIRE")]
+    [InlineData("FLUSHALL")]
+    [InlineData("MULTI")]
+    public async Task Any_change_through_the_RESP_door_drops_the_kept_value(string change)
+    {
+        await using var harness = await StartAsync();
+        await harness.Client.PutAsync("door", Utf8("v1"));
+        await KeptAsync(harness.Client, "door", "v1");
+        string? expected = null;
+
+        switch (change)
+        {
+            case "SET":
+                RespAssert.Ok(await harness.Monitor.CallAsync("SET", "door", "v2"));
+                expected = "v2";
+                break;
+            case "DEL":
+                RespAssert.Integer(1, await harness.Monitor.CallAsync("DEL", "door"));
+                break;
+            case "RENAME":
+                RespAssert.Ok(await harness.Monitor.CallAsync("RENAME", "door", "{door}moved"));
+                break;
+            case "APPEND":
+                RespAssert.Integer(4, await harness.Monitor.CallAsync("APPEND", "door", "+a"));
+                expected = "v1+a";
+                break;
+            case "PEXPIRE":
+                RespAssert.Integer(1, await harness.Monitor.CallAsync("PEXPIRE", "door", "50"));
+                break;
+            case "FLUSHALL":
+                RespAssert.Ok(await harness.Monitor.CallAsync("FLUSHALL"));
+                break;
+            case "MULTI":
+                RespAssert.Ok(await harness.Monitor.CallAsync("MULTI"));
+                await harness.Monitor.CallAsync("SET", "door", "v3");
+                await harness.Monitor.CallAsync("EXEC");
+                expected = "v3";
+                break;
+        }
+
+        await Poll.UntilAsync(async () => Text(await harness.Client.GetAsync("door")) == expected, TestDeadlines.Call, $"{change} to reach the near cache");
+    }
+
+    [Fact]
+    public async Task The_client_reads_its_own_writes_and_removals_at_once()
+    {
+        await using var harness = await StartAsync();
+        await harness.Client.PutAsync("mine", Utf8("v0"));
+        await KeptAsync(harness.Client, "mine", "v0");
+
+        for (var i = 1; i <= 50; i++)
+        {
+            await harness.Client.PutAsync("mine", Utf8($"v{i}"));
+            Assert.Equal($"v{i}", Text(await harness.Client.GetAsync("mine")));
+            Assert.Equal($"v{i}", Text(await harness.Client.GetAsync("mine")));
+        }
+
+        await harness.Client.EvictAsync("mine");
+        Assert.Null(await harness.Client.GetAsync("mine"));
+        await harness.Client.PutManyAsync([KeyValuePair.Create("mine", (ReadOnlyMemory<byte>)Utf8("many"))]);
+        Assert.Equal("many", Text(await harness.Client.GetAsync("mine")));
+        await harness.Client.EvictManyAsync(["mine"]);
+        Assert.Null(await harness.Client.GetAsync("mine"));
+    }
+
+    [Fact]
+    public async Task The_distributed_cache_forms_are_served_from_the_near_cache_too()
+    {
+        await using var harness = await StartAsync();
+        await harness.Cache.SetAsync("dc", Utf8("value"), new DistributedCacheEntryOptions());
+        var cache = await KeptAsync(harness.Client, "dc", "value");
+        var hits = cache.Metrics.Hits;
+
+        Assert.Equal("value", Text(harness.Cache.Get("dc")));
+        Assert.Equal("value", Text(await harness.Cache.GetAsync("dc")));
+        var buffer = new System.Buffers.ArrayBufferWriter<byte>();
+        Assert.True(await harness.BufferCache.TryGetAsync("dc", buffer));
+        Assert.Equal("value", Encoding.UTF8.GetString(buffer.WrittenSpan));
+        Assert.Equal("value", Text((await harness.Client.GetManyAsync(["dc"]))[0]));
+        var entry = await harness.Client.GetEntryAsync("dc");
+        Assert.Equal("value", Text(entry?.Value));
+        Assert.Null(entry!.TimeToLive);
+
+        Assert.Equal(hits + 5, cache.Metrics.Hits);
+    }
+
+    [Fact]
+    public async Task A_sliding_entry_read_only_from_the_near_cache_stays_alive_on_the_silo()
+    {
+        await using var harness = await StartAsync();
+        var window = TimeSpan.FromMilliseconds(1500);
+        await harness.Client.PutAsync("sliding", Utf8("v"), CacheEntryOptions.Sliding(window));
+        var cache = await KeptAsync(harness.Client, "sliding", "v");
+        var hits = cache.Metrics.Hits;
+
+        // Three windows of reads, every one of them from this process.
+        var until = DateTime.UtcNow + (3 * window);
+        var reads = 0;
+        while (DateTime.UtcNow < until)
+        {
+            Assert.Equal("v", Text(await harness.Client.GetAsync("sliding")));
+            reads++;
+            await Task.Delay(20);
+        }
+
+        RespAssert.Integer(1, await harness.Monitor.CallAsync("EXISTS", "sliding"));
+        Assert.True(cache.Metrics.Hits - hits > reads / 2, $"{cache.Metrics.Hits - hits} of {reads} reads were near-cache hits");
+    }
+
+    [Fact]
+    public async Task The_instruments_are_published_on_the_client_meter()
+    {
+        var seen = new HashSet<string>();
+        using var listener = new MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Name == NearCacheMetrics.MeterName)
+            {
+                lock (seen)
+                {
+                    seen.Add(instrument.Name);
+                }
+            }
+        };
+        listener.Start();
+
+        await using var harness = await StartAsync();
+        await harness.Client.PutAsync("metered", Utf8("v"));
+        await KeptAsync(harness.Client, "metered", "v");
+
+        lock (seen)
+        {
+            Assert.Superset(
+                new HashSet<string> { "cubby.client.near_cache.hits", "cubby.client.near_cache.misses", "cubby.client.near_cache.invalidations", "cubby.client.near_cache.bytes" },
+                seen);
+        }
+    }
+
+    [Fact]
+    public async Task The_settings_bind_from_configuration_and_bad_ones_stop_the_start()
+    {
+        var configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["Cubby:Client:Endpoints:0"] = "127.0.0.1:30000",
+            ["Cubby:Client:NearCache:Enabled"] = "true",
+            ["Cubby:Client:NearCache:MaxBytes"] = "1048576",
+            ["Cubby:Client:NearCache:MaxStaleness"] = "00:00:00.500",
+        }).Build();
+        var services = new ServiceCollection().AddSingleton<IConfiguration>(configuration);
+        services.AddCubbyClient();
+        await using (var app = services.BuildServiceProvider())
+        {
+            var near = app.GetRequiredService<IOptions<CubbyClientOptions>>().Value.NearCache;
+            Assert.True(near.Enabled);
+            Assert.Equal(1048576, near.MaxBytes);
+            Assert.Equal(TimeSpan.FromMilliseconds(500), near.MaxStaleness);
+        }
+
+        var failure = Assert.Throws<OptionsValidationException>(() => Validate(o =>
+        {
+            o.NearCache.Enabled = true;
+            o.CoalesceCalls = false;
+            o.NearCache.MaxStaleness = TimeSpan.FromMilliseconds(10);
+            o.NearCache.MaxBytes = 0;
+        }));
+        Assert.Contains("Cubby:Client:CoalesceCalls", failure.Message);
+        Assert.Contains("Cubby:Client:NearCache:MaxStaleness must be at least 100 ms", failure.Message);
+        Assert.Contains("Cubby:Client:NearCache:MaxBytes must be at least 1024", failure.Message);
+
+        // A process that runs Orleans itself sends no batches, so it cannot have a near cache.
+        var builder = Host.CreateApplicationBuilder();
+        builder.UseOrleansClient(client => client.UseLocalhostClustering());
+        builder.Services.AddCubbyClient(o => o.NearCache.Enabled = true);
+        using var host = builder.Build();
+        var inProcess = Assert.Throws<OptionsValidationException>(() => host.Services.GetRequiredService<IOptions<CubbyClientOptions>>().Value);
+        Assert.Contains("Cubby:Client:NearCache:Enabled needs the gateway client", inProcess.Message);
+    }
+
+    private static CubbyClientOptions Validate(Action<CubbyClientOptions> configure)
+    {
+        var services = new ServiceCollection();
+        services.AddCubbyClient(o =>
+        {
+            o.Endpoints.Add("127.0.0.1:30000");
+            configure(o);
+        });
+        using var app = services.BuildServiceProvider();
+        return app.GetRequiredService<IOptions<CubbyClientOptions>>().Value;
+    }
+
+    private static Task<ClientHarness> StartAsync() => ClientHarness.StartAsync(configure: static o => o.NearCache.Enabled = true);
+
+    /// <summary>Reads <paramref name="key"/> until a read is served from the near cache (the first silo lease ends the reads before it).</summary>
+    internal static async Task<NearCache> KeptAsync(ICubbyClient client, string key, string expected)
+    {
+        var cache = Assert.IsType<CubbyClient>(client).NearCache;
+        Assert.NotNull(cache);
+        await Poll.UntilAsync(
+            async () =>
+            {
+                var hits = cache.Metrics.Hits;
+                Assert.Equal(expected, Text(await client.GetAsync(key)));
+                return cache.Metrics.Hits > hits;
+            },
+            TestDeadlines.Call,
+            $"'{key}' to be served from the near cache");
+        return cache;
+    }
+
+    private static long Sent(ICubbyClient client) => Assert.IsType<CubbyClient>(client).Batches!.Batchers.Sum(static batcher => batcher.OperationsSent);
+
+    private static byte[] Utf8(string text) => Encoding.UTF8.GetBytes(text);
+
+    private static string? Text(byte[]? value) => value is null ? null : Encoding.UTF8.GetString(value);
+}

@@ -80,7 +80,7 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     {
         if (_near is not null)
         {
-            return await ReadNearAsync(key, cancellationToken).ConfigureAwait(false) is { } read ? new CacheEntry(read.Value, read.Flags, read.TimeToLive(_time)) : null;
+            return await ReadNearAsync(key, cancellationToken).ConfigureAwait(false) is { } read ? new CacheEntry(read.Value, read.Flags, read.TimeToLive(_near!.Cache.Clock)) : null;
         }
 
         var entry = await ReadAsync(key, cancellationToken).ConfigureAwait(false);

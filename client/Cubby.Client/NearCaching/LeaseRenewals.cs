@@ -18,8 +18,8 @@ internal sealed class LeaseRenewals : IDisposable
     public LeaseRenewals(NearCache cache, Func<SiloAddress, IShardBatchService> serviceAt, LiveGateways live)
     {
         (_cache, _serviceAt, _live) = (cache, serviceAt, live);
-        var period = TimeSpan.FromSeconds(cache.MaxStaleness / (double)cache.Time.TimestampFrequency / 4);
-        _timer = cache.Time.CreateTimer(static state => ((LeaseRenewals)state!).RenewAll(), this, period, period);
+        var period = TimeSpan.FromMilliseconds(cache.MaxStaleness / 4.0);
+        _timer = cache.Clock.Time.CreateTimer(static state => ((LeaseRenewals)state!).RenewAll(), this, period, period);
     }
 
     /// <summary>Renews <paramref name="link"/> now, unless a renewal is already on its way.</summary>
@@ -50,11 +50,11 @@ internal sealed class LeaseRenewals : IDisposable
 
     private async Task RenewAsync(TrackerLink link)
     {
-        var sentAt = _cache.Time.GetTimestamp();
+        var sentAt = _cache.Clock.NowMilliseconds;
         try
         {
             var lease = await _serviceAt(link.Gateway).Renew(link.Reference).ConfigureAwait(false);
-            link.Renewed(lease, sentAt, _cache.MaxStaleness);
+            link.Renewed(lease, sentAt, _cache.MaxStaleness, _cache.Clock.Resolution);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {

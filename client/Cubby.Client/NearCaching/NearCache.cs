@@ -6,36 +6,47 @@ using Microsoft.Extensions.Caching.Memory;
 namespace Cubby.Client.NearCaching;
 
 /// <summary>
-/// Values this client read, kept in a <see cref="MemoryCache"/> bounded in bytes and served while nothing says they
-/// changed. What can say so: an invalidation from the silo that tracked the read (a key, a shard, or everything that
-/// silo tracked), this client's own write of the key, the silo's lease running out, or the entry's expiry.
+/// Values this client read, served while nothing says they changed. What can say so: an invalidation from the silo
+/// that tracked the read (a key, a shard, or everything that silo tracked), this client's own write of the key, the
+/// silo's lease running out, or the entry's expiry.
 /// </summary>
 /// <remarks>
+/// <para>
+/// A hit is one lookup in a concurrent dictionary. What to evict is decided by a <see cref="MemoryCache"/> bounded in
+/// bytes that holds the same entries: it evicts the least recently used past <see cref="NearCacheOptions.MaxBytes"/>,
+/// and its eviction removes the entry from the dictionary. A hit tells it the entry is in use at most once a second,
+/// rather than paying its bookkeeping on every read.
+/// </para>
+/// <para>
 /// A read's reply and the invalidation of its key travel by different paths, so either may come first. A fill takes a
-/// <see cref="FillTicket"/> before its read is sent: the epochs of its link and shard, and the count of its key's stripe,
-/// which every invalidation of a key in that stripe raises. The value is kept only if none of them moved by the time it
-/// is stored, and the stripe is checked again after storing, so an invalidation that runs in between finds the entry or
-/// makes the fill drop it.
+/// <see cref="FillTicket"/> before its read is sent: the epochs of its link and shard, and the count of its key's
+/// stripe, which every invalidation of a key in that stripe raises. The value is kept only if none of them moved by the
+/// time it is stored, and the stripe is checked again after storing, so an invalidation that runs in between finds the
+/// entry or makes the fill drop it.
+/// </para>
 /// </remarks>
 internal sealed class NearCache : IDisposable
 {
     private const int StripeCount = 4096;
+    private const long TouchInterval = 1000;
 
-    private readonly MemoryCache _entries;
+    private readonly ConcurrentDictionary<string, NearCacheEntry> _entries = new();
+    private readonly MemoryCache _policy;
+    private readonly PostEvictionDelegate _evicted;
     private readonly long[] _slotEpochs;
     private readonly int[] _stripes = new int[StripeCount];
     private readonly ConcurrentDictionary<SiloAddress, TrackerLink> _links = new();
     private readonly Func<SiloAddress, TrackerLink> _newLink;
-    private readonly TimeProvider _time;
-    private readonly NearCacheMetrics _metrics;
+    private long _bytes;
 
     public NearCache(NearCacheOptions options, int slotCount, TimeProvider time, NearCacheMetrics metrics, Func<TrackerLink, INearCacheReader> reference)
     {
-        _entries = new MemoryCache(new MemoryCacheOptions { SizeLimit = options.MaxBytes, TrackStatistics = true });
+        _policy = new MemoryCache(new MemoryCacheOptions { SizeLimit = options.MaxBytes });
+        _evicted = Evicted;
         _slotEpochs = new long[slotCount];
-        _time = time;
-        _metrics = metrics;
-        MaxStaleness = (long)(options.MaxStaleness.TotalSeconds * time.TimestampFrequency);
+        Clock = new NearCacheClock(time);
+        Metrics = metrics;
+        MaxStaleness = (long)options.MaxStaleness.TotalMilliseconds;
         _newLink = gateway =>
         {
             var link = new TrackerLink(gateway, this);
@@ -45,11 +56,16 @@ internal sealed class NearCache : IDisposable
         metrics.Observe(this);
     }
 
-    /// <summary><see cref="NearCacheOptions.MaxStaleness"/> in timestamp ticks.</summary>
+    /// <summary><see cref="NearCacheOptions.MaxStaleness"/> in milliseconds.</summary>
     public long MaxStaleness { get; }
 
+    public NearCacheClock Clock { get; }
+
+    /// <summary>The counts behind the instruments, for tests and diagnostics.</summary>
+    public NearCacheMetrics Metrics { get; }
+
     /// <summary>Bytes kept, as charged against the bound.</summary>
-    public long Bytes => _entries.GetCurrentStatistics()?.CurrentEstimatedSize ?? 0;
+    public long Bytes => Volatile.Read(ref _bytes);
 
     /// <summary>Entries kept, some of which may no longer be servable.</summary>
     public long Count => _entries.Count;
@@ -57,46 +73,50 @@ internal sealed class NearCache : IDisposable
     /// <summary>The links to the silos reads were tracked by so far.</summary>
     public ICollection<TrackerLink> Links => _links.Values;
 
-    public TimeProvider Time => _time;
-
-    /// <summary>The counts behind the instruments, for tests and diagnostics.</summary>
-    public NearCacheMetrics Metrics => _metrics;
-
     /// <summary>The link to the silo at <paramref name="gateway"/>, made on first use.</summary>
     public TrackerLink LinkTo(SiloAddress gateway) => _links.GetOrAdd(gateway, _newLink);
 
     /// <summary>The kept entry of <paramref name="key"/> when it may be served now; a hit or a miss is counted.</summary>
     public bool TryGet(string key, out NearCacheEntry entry)
     {
-        if (_entries.TryGetValue(key, out var found) && found is NearCacheEntry kept)
+        if (_entries.TryGetValue(key, out var kept))
         {
-            var now = _time.GetTimestamp();
-            if (!kept.Dropped
+            var now = Clock.NowMilliseconds;
+            var current = !kept.Dropped
                 && kept.Link.Epoch == kept.LinkEpoch
                 && Volatile.Read(ref _slotEpochs[kept.Slot]) == kept.SlotEpoch
-                && now < kept.Link.ValidUntil
-                && (kept.ExpiresAt == 0 || now < kept.ExpiresAt))
+                && (kept.ExpiresAt == 0 || now < kept.ExpiresAt);
+            if (current && now < kept.Link.ValidUntil)
             {
-                _metrics.Hit();
+                if (now - kept.TouchedAt >= TouchInterval)
+                {
+                    kept.TouchedAt = now;
+                    _ = _policy.TryGetValue(key, out _);
+                }
+
+                Metrics.Hit();
                 entry = kept;
                 return true;
             }
 
-            if (kept.Dropped || kept.Link.Epoch != kept.LinkEpoch || Volatile.Read(ref _slotEpochs[kept.Slot]) != kept.SlotEpoch || (kept.ExpiresAt != 0 && now >= kept.ExpiresAt))
+            // One whose lease ran out may be served again once the lease is renewed; the others never.
+            if (!current)
             {
-                // Never servable again; one whose lease ran out may be once the lease is renewed.
                 Remove(key, kept);
             }
         }
 
-        _metrics.Miss();
+        Metrics.Miss();
         entry = null!;
         return false;
     }
 
     /// <summary>Taken before a tracked read of <paramref name="key"/> is sent through <paramref name="link"/>.</summary>
-    public FillTicket BeginFill(string key, int slot, TrackerLink link) =>
-        new(link, link.Epoch, Volatile.Read(ref _slotEpochs[slot]), StripeOf(key), Volatile.Read(ref _stripes[StripeOf(key)]), _time.GetTimestamp());
+    public FillTicket BeginFill(string key, int slot, TrackerLink link)
+    {
+        var stripe = StripeOf(key);
+        return new(link, link.Epoch, Volatile.Read(ref _slotEpochs[slot]), stripe, Volatile.Read(ref _stripes[stripe]), Clock.NowMilliseconds);
+    }
 
     /// <summary>Keeps what the tracked read of <paramref name="key"/> returned, unless an invalidation came since its ticket.</summary>
     public NearCacheEntry? CompleteFill(string key, int slot, in FillTicket ticket, ShardEntry read, byte[] value)
@@ -108,21 +128,26 @@ internal sealed class NearCache : IDisposable
             return null;
         }
 
-        var frequency = _time.TimestampFrequency;
-        var window = read.SlidingWindow * frequency / 1000;
         var entry = new NearCacheEntry(value, read.Flags, slot, ticket.Link, ticket.LinkEpoch, ticket.SlotEpoch)
         {
+            Size = NearCacheEntry.SizeOf(key, value),
+
             // Counted from when the read was sent, so it never outlives the entry on the silo.
-            ExpiresAt = read.TimeToLive < 0 ? 0 : ticket.SentAt + (read.TimeToLive * frequency / 1000),
-            SlidingWindow = window,
-            FixedExpiry = window == 0 || read.TimeToLive < read.SlidingWindow,
+            ExpiresAt = read.TimeToLive < 0 ? 0 : ticket.SentAt + read.TimeToLive - Clock.Resolution,
+            SlidingWindow = read.SlidingWindow,
+            FixedExpiry = read.SlidingWindow == 0 || read.TimeToLive < read.SlidingWindow,
             RenewedAt = ticket.SentAt,
+            TouchedAt = ticket.SentAt,
         };
 
-        using (var cached = _entries.CreateEntry(key))
+        // In the dictionary first: the policy may evict it at once, and its eviction must find it there.
+        _entries[key] = entry;
+        Interlocked.Add(ref _bytes, entry.Size);
+        using (var policy = _policy.CreateEntry(key))
         {
-            cached.Value = entry;
-            cached.Size = NearCacheEntry.SizeOf(key, value);
+            policy.Value = entry;
+            policy.Size = entry.Size;
+            policy.RegisterPostEvictionCallback(_evicted);
         }
 
         if (Volatile.Read(ref _stripes[ticket.Stripe]) != ticket.StripeCount)
@@ -138,7 +163,7 @@ internal sealed class NearCache : IDisposable
     public void Drop(string key)
     {
         Interlocked.Increment(ref _stripes[StripeOf(key)]);
-        if (_entries.TryGetValue(key, out var found) && found is NearCacheEntry kept)
+        if (_entries.TryGetValue(key, out var kept))
         {
             Remove(key, kept);
         }
@@ -152,14 +177,14 @@ internal sealed class NearCache : IDisposable
             if (invalidation.Slot < 0)
             {
                 link.EndEpoch();
-                _metrics.Invalidated(1);
+                Metrics.Invalidated(1);
             }
             else if (invalidation.Keys is null)
             {
                 if (invalidation.Slot < _slotEpochs.Length)
                 {
                     Interlocked.Increment(ref _slotEpochs[invalidation.Slot]);
-                    _metrics.Invalidated(1);
+                    Metrics.Invalidated(1);
                 }
             }
             else
@@ -169,23 +194,37 @@ internal sealed class NearCache : IDisposable
                     Drop(Encoding.UTF8.GetString(key));
                 }
 
-                _metrics.Invalidated(invalidation.Keys.Length);
+                Metrics.Invalidated(invalidation.Keys.Length);
             }
         }
     }
 
     public void Dispose()
     {
-        _entries.Dispose();
-        _metrics.Dispose();
+        _policy.Dispose();
+        Metrics.Dispose();
     }
 
     private void Remove(string key, NearCacheEntry entry)
     {
         entry.Drop();
-        if (_entries.TryGetValue(key, out var current) && ReferenceEquals(current, entry))
+        if (_entries.TryRemove(KeyValuePair.Create(key, entry)))
         {
-            _entries.Remove(key);
+            _policy.Remove(key);
+        }
+    }
+
+    /// <summary>
+    /// The policy let an entry go (evicted for space, replaced, removed): it leaves the dictionary too, unless a newer
+    /// one took its place there, so the dictionary never keeps what the policy does not count.
+    /// </summary>
+    private void Evicted(object key, object? value, EvictionReason reason, object? state)
+    {
+        if (value is NearCacheEntry entry)
+        {
+            Interlocked.Add(ref _bytes, -entry.Size);
+            entry.Drop();
+            _entries.TryRemove(KeyValuePair.Create((string)key, entry));
         }
     }
 

@@ -4,7 +4,8 @@ namespace Cubby.Client.NearCaching;
 
 /// <summary>
 /// A value kept by the near cache, with what it takes to tell whether it may still be served: the link that tracked
-/// its read and that link's epoch then, its shard's epoch then, and when it expires here.
+/// its read and that link's epoch then, its shard's epoch then, and when it expires here. Times are
+/// <see cref="NearCacheClock"/> milliseconds.
 /// </summary>
 internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int slot, TrackerLink link, long linkEpoch, long slotEpoch)
 {
@@ -26,30 +27,36 @@ internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int sl
 
     public long SlotEpoch { get; } = slotEpoch;
 
-    /// <summary>The sliding window the silo renews on reads, in timestamp ticks, or 0.</summary>
+    /// <summary>The bytes charged against <see cref="NearCacheOptions.MaxBytes"/>.</summary>
+    public long Size { get; init; }
+
+    /// <summary>The sliding window the silo renews on reads, in milliseconds, or 0.</summary>
     public long SlidingWindow { get; init; }
 
     /// <summary>Whether the silo's expiry is fixed (no window, or an absolute cap closer than the window).</summary>
     public bool FixedExpiry { get; init; }
 
-    /// <summary>The timestamp past which it has expired on the silo, or 0 for never.</summary>
+    /// <summary>When it has expired on the silo, or 0 for never.</summary>
     public long ExpiresAt
     {
         get => Volatile.Read(ref _expiresAt);
         init => _expiresAt = value;
     }
 
-    /// <summary>The timestamp of the read or renewal the silo last counted.</summary>
+    /// <summary>When the read or renewal the silo last counted was sent.</summary>
     public long RenewedAt
     {
         get => Volatile.Read(ref _renewedAt);
         init => _renewedAt = value;
     }
 
+    /// <summary>When a hit last told the eviction policy this entry is in use.</summary>
+    public long TouchedAt { get; set; }
+
     public bool Dropped => _dropped;
 
-    /// <summary>The size charged against <see cref="NearCacheOptions.MaxBytes"/>: the value, the key's characters and the bookkeeping.</summary>
-    public static long SizeOf(string key, byte[] value) => value.Length + (key.Length * 2L) + 160;
+    /// <summary>What an entry is charged: the value, the key's characters, and the two tables' bookkeeping.</summary>
+    public static long SizeOf(string key, byte[] value) => value.Length + (key.Length * 2L) + 320;
 
     public void Drop() => _dropped = true;
 
@@ -57,10 +64,10 @@ internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int sl
     public bool TryStartRenewal() => Interlocked.CompareExchange(ref _renewing, 1, 0) == 0;
 
     /// <summary>The silo counted a renewal sent at <paramref name="sentAt"/>; the entry now lives a window past that.</summary>
-    public void Renewed(long sentAt)
+    public void Renewed(long sentAt, long resolution)
     {
         Volatile.Write(ref _renewedAt, sentAt);
-        Volatile.Write(ref _expiresAt, sentAt + SlidingWindow);
+        Volatile.Write(ref _expiresAt, sentAt + SlidingWindow - resolution);
         Volatile.Write(ref _renewing, 0);
     }
 

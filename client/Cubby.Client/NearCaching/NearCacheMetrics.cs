@@ -3,53 +3,44 @@ using System.Diagnostics.Metrics;
 namespace Cubby.Client.NearCaching;
 
 /// <summary>
-/// The near cache's instruments, on the <c>Cubby.Client</c> meter: hits, misses, invalidated keys (a shard or a whole
-/// silo counts one), and the bytes and entries kept.
+/// The near cache's counts, read by observable instruments on the <c>Cubby.Client</c> meter: hits, misses, invalidated
+/// keys (a shard or a whole silo counts one), and the bytes and entries kept. A hit counts on a slot picked by the
+/// thread, so threads that hit at once do not fight over one cache line; a reading sums the slots.
 /// </summary>
 internal sealed class NearCacheMetrics : IDisposable
 {
     /// <summary>The meter's name, for OpenTelemetry's <c>AddMeter</c> and <c>dotnet-counters</c>.</summary>
     public const string MeterName = "Cubby.Client";
 
+    private const int Slots = 16;
+
+    // One count per 64-byte line.
+    private const int Stride = 8;
+
     private readonly Meter _meter;
-    private readonly Counter<long> _hits;
-    private readonly Counter<long> _misses;
-    private readonly Counter<long> _invalidations;
-    private long _hitCount;
-    private long _missCount;
-    private long _invalidationCount;
+    private readonly long[] _hits = new long[Slots * Stride];
+    private readonly long[] _misses = new long[Slots * Stride];
+    private long _invalidations;
 
     public NearCacheMetrics(IMeterFactory? meters)
     {
         _meter = meters?.Create(MeterName) ?? new Meter(MeterName);
-        _hits = _meter.CreateCounter<long>("cubby.client.near_cache.hits", "{read}", "Reads served from the near cache.");
-        _misses = _meter.CreateCounter<long>("cubby.client.near_cache.misses", "{read}", "Reads the near cache could not serve.");
-        _invalidations = _meter.CreateCounter<long>("cubby.client.near_cache.invalidations", "{invalidation}", "Keys, shards or silos the silos said changed.");
+        _meter.CreateObservableCounter("cubby.client.near_cache.hits", () => Hits, "{read}", "Reads served from the near cache.");
+        _meter.CreateObservableCounter("cubby.client.near_cache.misses", () => Misses, "{read}", "Reads the near cache could not serve.");
+        _meter.CreateObservableCounter("cubby.client.near_cache.invalidations", () => Invalidations, "{invalidation}", "Keys, shards or silos the silos said changed.");
     }
 
-    public long Hits => Volatile.Read(ref _hitCount);
+    public long Hits => Sum(_hits);
 
-    public long Misses => Volatile.Read(ref _missCount);
+    public long Misses => Sum(_misses);
 
-    public long Invalidations => Volatile.Read(ref _invalidationCount);
+    public long Invalidations => Volatile.Read(ref _invalidations);
 
-    public void Hit()
-    {
-        Interlocked.Increment(ref _hitCount);
-        _hits.Add(1);
-    }
+    public void Hit() => Interlocked.Increment(ref _hits[Slot()]);
 
-    public void Miss()
-    {
-        Interlocked.Increment(ref _missCount);
-        _misses.Add(1);
-    }
+    public void Miss() => Interlocked.Increment(ref _misses[Slot()]);
 
-    public void Invalidated(long count)
-    {
-        Interlocked.Add(ref _invalidationCount, count);
-        _invalidations.Add(count);
-    }
+    public void Invalidated(long count) => Interlocked.Add(ref _invalidations, count);
 
     /// <summary>Reports the size of <paramref name="cache"/>.</summary>
     public void Observe(NearCache cache)
@@ -59,4 +50,17 @@ internal sealed class NearCacheMetrics : IDisposable
     }
 
     public void Dispose() => _meter.Dispose();
+
+    private static int Slot() => (Environment.CurrentManagedThreadId & (Slots - 1)) * Stride;
+
+    private static long Sum(long[] counts)
+    {
+        var sum = 0L;
+        for (var i = 0; i < counts.Length; i += Stride)
+        {
+            sum += Volatile.Read(ref counts[i]);
+        }
+
+        return sum;
+    }
 }

@@ -22,7 +22,7 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
             return false;
         }
 
-        if (entry is { SlidingWindow: > 0, FixedExpiry: false } && cache.Time.GetTimestamp() - entry.RenewedAt >= entry.SlidingWindow / 4 && entry.TryStartRenewal())
+        if (entry is { SlidingWindow: > 0, FixedExpiry: false } && cache.Clock.NowMilliseconds - entry.RenewedAt >= entry.SlidingWindow / 4 && entry.TryStartRenewal())
         {
             _ = RenewAsync(key, entry);
         }
@@ -39,7 +39,7 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
         {
             var plain = await shards.CallAsync(null, ShardOperation.Get(slot, bytes, slide: true), static result => result.Entry, static (grain, s) => grain.Get(s.Key, s.Slide), key, cancellationToken)
                 .ConfigureAwait(false);
-            return plain is null ? null : NearRead.Of(key, plain, cache.Time);
+            return plain is null ? null : NearRead.Of(key, plain, cache.Clock);
         }
 
         var link = cache.LinkTo(batcher.Gateway);
@@ -62,7 +62,7 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
         }
 
         var value = CubbyClient.ValueOf(key, entry);
-        return tracked && cache.CompleteFill(key, slot, ticket, entry, value) is { } kept ? NearRead.Of(kept) : NearRead.Of(key, entry, cache.Time, value);
+        return tracked && cache.CompleteFill(key, slot, ticket, entry, value) is { } kept ? NearRead.Of(kept) : NearRead.Of(key, entry, cache.Clock, value);
     }
 
     /// <summary>Drops <paramref name="key"/> before and after this client changes it, so it reads its own writes.</summary>
@@ -76,7 +76,7 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
 
     private async Task RenewAsync(string key, NearCacheEntry entry)
     {
-        var sentAt = cache.Time.GetTimestamp();
+        var sentAt = cache.Clock.NowMilliseconds;
         try
         {
             var found = await shards.CallAsync(
@@ -87,7 +87,7 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
                 CancellationToken.None).ConfigureAwait(false);
             if (found)
             {
-                entry.Renewed(sentAt);
+                entry.Renewed(sentAt, cache.Clock.Resolution);
             }
             else
             {

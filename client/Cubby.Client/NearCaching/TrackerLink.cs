@@ -25,7 +25,7 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
 
     public long Epoch => Volatile.Read(ref _epoch);
 
-    /// <summary>The timestamp until which what this link tracked may be served.</summary>
+    /// <summary>Until when (<see cref="NearCacheClock"/> milliseconds) what this link tracked may be served.</summary>
     public long ValidUntil => Volatile.Read(ref _validUntil);
 
     public Task Invalidated(long sequence, KeyInvalidation[] batch)
@@ -47,10 +47,11 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
 
     /// <summary>
     /// The silo answered a renewal sent at <paramref name="sentAt"/> with <paramref name="lease"/>: the lease runs
-    /// <paramref name="maxStaleness"/> past the send when nothing the silo had queued is missing; a new incarnation ends
-    /// the epoch first, as the silo may not tell this client of what it read under the old one.
+    /// <paramref name="maxStaleness"/> past the send (less the clock's <paramref name="resolution"/>) when nothing the
+    /// silo had queued is missing; a new incarnation ends the epoch first, as the silo may not tell this client of what
+    /// it read under the old one.
     /// </summary>
-    public void Renewed(NearCacheLease lease, long sentAt, long maxStaleness)
+    public void Renewed(NearCacheLease lease, long sentAt, long maxStaleness, long resolution = 0)
     {
         lock (_gate)
         {
@@ -63,7 +64,7 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
 
             if (_received >= lease.Posted)
             {
-                Volatile.Write(ref _validUntil, sentAt + maxStaleness);
+                Volatile.Write(ref _validUntil, sentAt + maxStaleness - resolution);
             }
         }
 

@@ -11,7 +11,8 @@ namespace Cubby.Load;
 /// Garnet on loopback, the same workloads against each, results as JSON, Markdown and SVG. <c>-- soak [options]</c>
 /// runs one silo under mixed load for minutes instead (<see cref="SoakOptions"/>); <c>-- alloc</c> measures what a client
 /// Get allocates on each side (<see cref="AllocationCommand"/>); <c>-- cluster</c> a gateway client's Gets against one silo
-/// process and against several (<see cref="ClusterCommand"/>).
+/// process and against several (<see cref="ClusterCommand"/>); <c>-- nearcache</c> near caches side by side
+/// (<see cref="NearCache.NearCacheCommand"/>).
 /// </summary>
 internal static class Program
 {
@@ -45,6 +46,16 @@ internal static class Program
         if (args is ["tracking", .. var trackingArguments])
         {
             return await RunCommandAsync(() => Tracking.TrackingCommand.RunAsync(trackingArguments, Console.Out)).ConfigureAwait(false);
+        }
+
+        if (args is ["nearcache", .. var nearCacheArguments])
+        {
+            return await RunCommandAsync(() => NearCache.NearCacheCommand.RunAsync(nearCacheArguments, Console.Out)).ConfigureAwait(false);
+        }
+
+        if (args is ["nearcache-worker", .. var workerArguments])
+        {
+            return await RunCommandAsync(() => NearCache.NearCacheWorker.RunAsync(workerArguments)).ConfigureAwait(false);
         }
 
         if (args is ["replicas", .. var replicasArguments])

@@ -70,6 +70,9 @@ internal sealed class NearCache : IDisposable
     /// <summary>Entries kept, some of which may no longer be servable.</summary>
     public long Count => _entries.Count;
 
+    /// <summary>Called after each batch of invalidations is applied, for measuring how long pushes take.</summary>
+    public Action? Applied { get; set; }
+
     /// <summary>The links to the silos reads were tracked by so far.</summary>
     public ICollection<TrackerLink> Links => _links.Values;
 
@@ -118,12 +121,16 @@ internal sealed class NearCache : IDisposable
         return new(link, link.Epoch, Volatile.Read(ref _slotEpochs[slot]), stripe, Volatile.Read(ref _stripes[stripe]), Clock.NowMilliseconds);
     }
 
+    /// <summary>Whether nothing invalidated what a fill with <paramref name="ticket"/> reads since it was sent.</summary>
+    public bool Unspoiled(in FillTicket ticket, int slot) =>
+        ticket.Link.Epoch == ticket.LinkEpoch
+        && Volatile.Read(ref _slotEpochs[slot]) == ticket.SlotEpoch
+        && Volatile.Read(ref _stripes[ticket.Stripe]) == ticket.StripeCount;
+
     /// <summary>Keeps what the tracked read of <paramref name="key"/> returned, unless an invalidation came since its ticket.</summary>
     public NearCacheEntry? CompleteFill(string key, int slot, in FillTicket ticket, ShardEntry read, byte[] value)
     {
-        if (ticket.Link.Epoch != ticket.LinkEpoch
-            || Volatile.Read(ref _slotEpochs[slot]) != ticket.SlotEpoch
-            || Volatile.Read(ref _stripes[ticket.Stripe]) != ticket.StripeCount)
+        if (!Unspoiled(ticket, slot))
         {
             return null;
         }
@@ -197,6 +204,8 @@ internal sealed class NearCache : IDisposable
                 Metrics.Invalidated(invalidation.Keys.Length);
             }
         }
+
+        Applied?.Invoke();
     }
 
     public void Dispose()

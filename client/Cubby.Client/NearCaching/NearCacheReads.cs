@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Runtime.CompilerServices;
 using Cubby.Client.Shards;
 using Cubby.Sharding;
@@ -8,10 +9,13 @@ namespace Cubby.Client.NearCaching;
 /// Reads through the near cache: a servable kept entry is answered here; otherwise the read goes as a tracked read in
 /// a batch to the silo that holds the key's shard, and its answer is kept when nothing invalidated it on the way. A
 /// read that cannot go so (no batch for the shard yet, or its silo could not run it) is a plain read, answered and not
-/// kept. Hits on a sliding entry renew it on the silo, at most once per quarter of its window.
+/// kept. Concurrent misses of one key share one read. Hits on a sliding entry renew it on the silo, at most once per
+/// quarter of its window.
 /// </summary>
 internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, ShardCalls shards) : IDisposable
 {
+    private readonly ConcurrentDictionary<string, Fill> _fills = new();
+
     public NearCache Cache => cache;
 
     /// <summary>The kept entry of <paramref name="key"/> when it may be served, renewing a sliding one on the silo when due.</summary>
@@ -30,16 +34,17 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
         return true;
     }
 
-    /// <summary>Reads <paramref name="key"/> from its shard, keeping the answer when the read was tracked and nothing invalidated it.</summary>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    public async ValueTask<NearRead?> ReadAsync(string key, byte[] bytes, int slot, CancellationToken cancellationToken)
+    /// <summary>
+    /// Reads <paramref name="key"/> from its shard, keeping the answer when the read was tracked and nothing invalidated
+    /// it. Callers that miss the same key while its read is on the way share that read, as long as nothing invalidated
+    /// the key since it was sent; each caller's token stops its own wait only.
+    /// </summary>
+    public ValueTask<NearRead?> ReadAsync(string key, byte[] bytes, int slot, CancellationToken cancellationToken)
     {
         var batcher = shards.Batches?.For(slot);
         if (batcher is null)
         {
-            var plain = await shards.CallAsync(null, ShardOperation.Get(slot, bytes, slide: true), static result => result.Entry, static (grain, s) => grain.Get(s.Key, s.Slide), key, cancellationToken)
-                .ConfigureAwait(false);
-            return plain is null ? null : NearRead.Of(key, plain, cache.Clock);
+            return PlainReadAsync(key, bytes, slot, cancellationToken);
         }
 
         var link = cache.LinkTo(batcher.Gateway);
@@ -48,21 +53,14 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
             renewals.Renew(link);
         }
 
-        var ticket = cache.BeginFill(key, slot, link);
-        var (entry, tracked) = await shards.CallAsync(
-            batcher,
-            ShardOperation.TrackedGet(slot, bytes, slide: true),
-            static result => (result.Entry, true),
-            static async (grain, s) => (await grain.Get(s.Key, s.Slide).ConfigureAwait(false), false),
-            key,
-            cancellationToken).ConfigureAwait(false);
-        if (entry is null)
+        if (!_fills.TryGetValue(key, out var fill) || !cache.Unspoiled(fill.Ticket, slot))
         {
-            return null;
+            fill = new Fill(cache.BeginFill(key, slot, link));
+            _fills[key] = fill;
+            _ = FillAsync(fill, key, bytes, slot, batcher);
         }
 
-        var value = CubbyClient.ValueOf(key, entry);
-        return tracked && cache.CompleteFill(key, slot, ticket, entry, value) is { } kept ? NearRead.Of(kept) : NearRead.Of(key, entry, cache.Clock, value);
+        return new ValueTask<NearRead?>(cancellationToken.CanBeCanceled ? fill.Result.Task.WaitAsync(cancellationToken) : fill.Result.Task);
     }
 
     /// <summary>Drops <paramref name="key"/> before and after this client changes it, so it reads its own writes.</summary>
@@ -72,6 +70,43 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
     {
         renewals.Dispose();
         cache.Dispose();
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<NearRead?> PlainReadAsync(string key, byte[] bytes, int slot, CancellationToken cancellationToken)
+    {
+        var plain = await shards.CallAsync(null, ShardOperation.Get(slot, bytes, slide: true), static result => result.Entry, static (grain, s) => grain.Get(s.Key, s.Slide), key, cancellationToken)
+            .ConfigureAwait(false);
+        return plain is null ? null : NearRead.Of(key, plain, cache.Clock);
+    }
+
+    /// <summary>The tracked read of a fill, for every caller waiting on it; it runs to its end whoever stops waiting.</summary>
+    private async Task FillAsync(Fill fill, string key, byte[] bytes, int slot, GatewayBatcher batcher)
+    {
+        try
+        {
+            var (entry, tracked) = await shards.CallAsync(
+                batcher,
+                ShardOperation.TrackedGet(slot, bytes, slide: true),
+                static result => (result.Entry, true),
+                static async (grain, s) => (await grain.Get(s.Key, s.Slide).ConfigureAwait(false), false),
+                key,
+                CancellationToken.None).ConfigureAwait(false);
+            NearRead? read = null;
+            if (entry is not null)
+            {
+                var value = CubbyClient.ValueOf(key, entry);
+                read = tracked && cache.CompleteFill(key, slot, fill.Ticket, entry, value) is { } kept ? NearRead.Of(kept) : NearRead.Of(key, entry, cache.Clock, value);
+            }
+
+            _fills.TryRemove(KeyValuePair.Create(key, fill));
+            fill.Result.SetResult(read);
+        }
+        catch (Exception exception)
+        {
+            _fills.TryRemove(KeyValuePair.Create(key, fill));
+            fill.Result.SetException(exception);
+        }
     }
 
     private async Task RenewAsync(string key, NearCacheEntry entry)
@@ -100,5 +135,13 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
             // Tried again on a later hit; the entry expires here when the silo's copy would.
             entry.RenewalFailed();
         }
+    }
+
+    /// <summary>A tracked read on its way, and the callers' shared answer.</summary>
+    private sealed class Fill(FillTicket ticket)
+    {
+        public FillTicket Ticket { get; } = ticket;
+
+        public TaskCompletionSource<NearRead?> Result { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }
 }

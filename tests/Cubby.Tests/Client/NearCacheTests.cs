@@ -130,6 +130,22 @@ public sealed class NearCacheTests
     }
 
     [Fact]
+    public async Task Callers_that_miss_one_key_together_share_one_read()
+    {
+        await using var harness = await StartAsync();
+        await harness.Client.PutAsync("herd", Utf8("v1"));
+        await KeptAsync(harness.Client, "herd", "v1");
+        RespAssert.Ok(await harness.Monitor.CallAsync("SET", "herd", "v2"));
+        await Poll.UntilAsync(() => Assert.IsType<CubbyClient>(harness.Client).NearCache!.Count == 0, TestDeadlines.Call, "the write's invalidation");
+        var sent = Sent(harness.Client);
+
+        var reads = await Task.WhenAll(Enumerable.Range(0, 64).Select(_ => harness.Client.GetAsync("herd").AsTask()));
+
+        Assert.All(reads, static value => Assert.Equal("v2", Text(value)));
+        Assert.InRange(Sent(harness.Client) - sent, 1, 2);
+    }
+
+    [Fact]
     public async Task The_client_reads_its_own_writes_and_removals_at_once()
     {
         await using var harness = await StartAsync();

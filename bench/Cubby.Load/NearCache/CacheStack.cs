@@ -1,0 +1,48 @@
+namespace Cubby.Load.NearCache;
+
+/// <summary>One way an app caches with an in-process copy: how it reads and writes a key.</summary>
+internal interface ICacheStack : IAsyncDisposable
+{
+    /// <summary>The value as the stack serves it now, or null.</summary>
+    ValueTask<byte[]?> ReadAsync(string key);
+
+    /// <summary>Writes the value; done when the stack acknowledges it.</summary>
+    ValueTask WriteAsync(string key, byte[] value);
+
+    /// <summary>What the stack counted of its own, if anything, for the run's log.</summary>
+    string? Statistics => null;
+}
+
+/// <summary>The stacks compared, by the name the command line uses.</summary>
+internal static class CacheStacks
+{
+    public const string Cubby = "cubby-near";
+    public const string Hybrid = "hybrid-redis";
+    public const string Fusion = "fusion-redis";
+
+    public static IReadOnlyList<string> All { get; } = [Cubby, Hybrid, Fusion];
+
+    public static string Describe(string stack) => stack switch
+    {
+        Cubby => "Cubby client with its near cache, on a Cubby silo",
+        Hybrid => "HybridCache (L1) over RedisCache on Redis",
+        Fusion => "FusionCache (L1) with RedisCache and its Redis backplane on Redis",
+        _ => stack,
+    };
+
+    /// <summary>Connects the stack <paramref name="name"/> to its server.</summary>
+    public static async Task<ICacheStack> ConnectAsync(string name, int port)
+    {
+        ICacheStack stack = name switch
+        {
+            Cubby => new CubbyNearStack(port),
+            Hybrid => new HybridStack(port),
+            Fusion => new FusionStack(port),
+            _ => throw new HarnessException($"unknown stack {name}"),
+        };
+
+        // One call before the clock starts: connections made, caches created.
+        await stack.ReadAsync("warm-up").ConfigureAwait(false);
+        return stack;
+    }
+}

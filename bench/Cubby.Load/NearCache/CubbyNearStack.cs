@@ -1,0 +1,34 @@
+using Cubby.Client;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace Cubby.Load.NearCache;
+
+/// <summary>Cubby's gateway client with its near cache on, as an app turns it on.</summary>
+internal sealed class CubbyNearStack : ICacheStack
+{
+    private readonly ServiceProvider _services;
+    private readonly ICubbyClient _client;
+
+    public CubbyNearStack(int gatewayPort)
+    {
+        _services = new ServiceCollection()
+            .AddCubbyClient(o =>
+            {
+                o.Endpoints.Add($"127.0.0.1:{gatewayPort}");
+                o.NearCache.Enabled = true;
+            })
+            .Services.BuildServiceProvider();
+        _client = _services.GetRequiredService<ICubbyClient>();
+    }
+
+    public ValueTask<byte[]?> ReadAsync(string key) => _client.GetAsync(key);
+
+    public async ValueTask WriteAsync(string key, byte[] value) => await _client.PutAsync(key, value).ConfigureAwait(false);
+
+    public string? Statistics =>
+        ((CubbyClient)_client).NearCache is { } near
+            ? $"near cache: {near.Metrics.Hits} hits, {near.Metrics.Misses} misses, {near.Metrics.Invalidations} invalidations, {near.Count} entries"
+            : null;
+
+    public ValueTask DisposeAsync() => _services.DisposeAsync();
+}

@@ -1,0 +1,197 @@
+using System.Globalization;
+using System.Text;
+
+namespace Cubby.Load.NearCache;
+
+/// <summary>
+/// <c>nearcache [--seconds S] [--keys N] [--callers C] [--rounds R] [--out DIR] [--silo PATH]</c>: apps with an
+/// in-process copy of the cache, side by side in one run: Cubby's client with its near cache on a Cubby silo,
+/// HybridCache over RedisCache on Redis, and FusionCache with its Redis backplane on Redis.
+/// <list type="bullet">
+/// <item>Push delay: from a write's acknowledgment to another Cubby client's near cache dropping its copy.</item>
+/// <item>Zipf load from two client processes (<see cref="NearCacheWorker"/>): 95 % reads, 5 % writes, keys drawn by
+/// Zipf's law; throughput, server CPU per operation, and reads that returned a value older than one acknowledged before
+/// they began (<see cref="Staleness"/>), counted by how much older.</item>
+/// </list>
+/// Writes <c>DATE-near-cache.md</c> and <c>.svg</c> into the output folder.
+/// </summary>
+internal static class NearCacheCommand
+{
+    public const string Usage = "nearcache [--seconds S (10)] [--keys N (10000)] [--callers C (16)] [--rounds R (2000)] [--out DIR (bench/results)] [--silo PATH]";
+
+    private const int Processes = 2;
+
+    public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter log)
+    {
+        double seconds = 10;
+        int keys = 10_000, callers = 16, rounds = 2000;
+        string? siloPath = null;
+        var outDirectory = Path.Combine(RepositoryRoot.Find(), "bench", "results");
+        var known = await CommandOptions.ReadAsync(args, Usage, new Dictionary<string, Action<string>>
+        {
+            ["--seconds"] = value => seconds = double.Parse(value, CultureInfo.InvariantCulture),
+            ["--keys"] = value => keys = int.Parse(value, CultureInfo.InvariantCulture),
+            ["--callers"] = value => callers = int.Parse(value, CultureInfo.InvariantCulture),
+            ["--rounds"] = value => rounds = int.Parse(value, CultureInfo.InvariantCulture),
+            ["--out"] = value => outDirectory = value,
+            ["--silo"] = value => siloPath = value,
+        }).ConfigureAwait(false);
+        if (!known)
+        {
+            return 2;
+        }
+
+        var tools = Prerequisites.ForSilo(siloPath) with
+        {
+            RedisServer = ExternalProcess.Which("redis-server") ?? throw new HarnessException("redis-server is not installed (apt-get install redis-server)."),
+        };
+
+        using var redis = await ServerProcess.StartAsync(ServerKind.Redis, tools).ConfigureAwait(false);
+        using var silo = await ServerProcess.StartAsync(ServerKind.Cubby, tools, ["--Cubby:Dashboard:Enabled", "false"]).ConfigureAwait(false);
+
+        var idle = Percentiles.Of(await PushDelay.MeasureAsync(silo.GatewayPort, rounds).ConfigureAwait(false));
+        await log.WriteLineAsync($"push delay, idle: {idle}").ConfigureAwait(false);
+
+        // Measured again while the two processes load the silo, by a third client pair in this process.
+        var loaded = Percentiles.Empty;
+        var results = new List<(string Stack, Staleness Staleness, double CpuPerOperation)>();
+        foreach (var stack in CacheStacks.All)
+        {
+            var server = stack == CacheStacks.Cubby ? silo : redis;
+            var port = stack == CacheStacks.Cubby ? silo.GatewayPort : redis.Port;
+            var cpuBefore = server.CpuSeconds;
+            using var stopProbe = new CancellationTokenSource();
+            var probe = stack == CacheStacks.Cubby
+                ? Task.Run(async () =>
+                {
+                    await Task.Delay(TimeSpan.FromSeconds(11)).ConfigureAwait(false);
+                    return await PushDelay.MeasureAsync(silo.GatewayPort, int.MaxValue / 2, stopProbe.Token).ConfigureAwait(false);
+                })
+                : null;
+            var staleness = await RunStackAsync(stack, port, keys, callers, seconds, idle.P99 / 1000, log).ConfigureAwait(false);
+            var cpu = server.CpuSeconds - cpuBefore;
+            await stopProbe.CancelAsync().ConfigureAwait(false);
+            if (probe is not null)
+            {
+                loaded = Percentiles.Of(await probe.ConfigureAwait(false));
+                await log.WriteLineAsync($"push delay, under the load: {loaded}").ConfigureAwait(false);
+            }
+
+            results.Add((stack, staleness, cpu * 1e6 / Math.Max(1, staleness.Reads + staleness.Writes)));
+        }
+
+        Directory.CreateDirectory(outDirectory);
+        var stem = Path.Combine(outDirectory, $"{DateTime.UtcNow:yyyy-MM-dd}-near-cache");
+        await File.WriteAllTextAsync(stem + ".md", Markdown(results, idle, loaded, keys, callers, seconds)).ConfigureAwait(false);
+        if (tools.Gnuplot is { } gnuplot)
+        {
+            await NearCacheChart.WriteAsync(results.Select(static r => (r.Stack, r.Staleness)).ToList(), gnuplot, stem + ".svg").ConfigureAwait(false);
+        }
+
+        await log.WriteLineAsync($"Wrote {stem}.md{(tools.Gnuplot is null ? " (no gnuplot: no chart)" : " and .svg")}").ConfigureAwait(false);
+        return 0;
+    }
+
+    private static async Task<Staleness> RunStackAsync(string stack, int port, int keys, int callers, double seconds, double pushDelayMs, TextWriter log)
+    {
+        var work = Directory.CreateTempSubdirectory("cubby-near-");
+        try
+        {
+            // Long enough for both processes to start, connect and write their keys before the common start.
+            var startAt = DateTimeOffset.UtcNow.AddSeconds(10).ToUnixTimeMilliseconds();
+            var self = typeof(NearCacheCommand).Assembly.Location;
+            var workers = Enumerable.Range(0, Processes).Select(index => ExternalProcess.RunAsync(
+                ExternalProcess.DotnetHost(),
+                [
+                    self, "nearcache-worker", "--stack", stack, "--port", Text(port), "--index", Text(index), "--processes", Text(Processes),
+                    "--keys", Text(keys), "--callers", Text(callers), "--seconds", seconds.ToString(CultureInfo.InvariantCulture),
+                    "--start-at", startAt.ToString(CultureInfo.InvariantCulture), "--out", Path.Combine(work.FullName, $"{index}.log"),
+                ],
+                TimeSpan.FromSeconds(seconds + 120))).ToArray();
+            foreach (var (exitCode, output, errors) in await Task.WhenAll(workers).ConfigureAwait(false))
+            {
+                if (exitCode != 0)
+                {
+                    throw new HarnessException($"a {stack} worker failed with exit code {exitCode}:\n{ExternalProcess.Tail(output + errors)}");
+                }
+
+                if (output.Trim() is { Length: > 0 } said)
+                {
+                    await log.WriteLineAsync($"{stack} {said}").ConfigureAwait(false);
+                }
+            }
+
+            var staleness = Staleness.Of([.. Enumerable.Range(0, Processes).Select(index => OperationLog.Load(Path.Combine(work.FullName, $"{index}.log")))], keys, pushDelayMs);
+            await log.WriteLineAsync(string.Create(
+                CultureInfo.InvariantCulture,
+                $"{stack}: {staleness.Reads / staleness.Seconds:0} reads/s, {staleness.Writes / staleness.Seconds:0} writes/s, {staleness.Stale} stale reads ({staleness.BeyondPushDelay} beyond the push delay p99), oldest {staleness.MaxAgeMs:0.#} ms")).ConfigureAwait(false);
+            return staleness;
+        }
+        finally
+        {
+            work.Delete(recursive: true);
+        }
+    }
+
+    private static string Markdown(List<(string Stack, Staleness Staleness, double CpuPerOperation)> results, Percentiles idle, Percentiles loaded, int keys, int callers, double seconds)
+    {
+        var text = new StringBuilder()
+            .AppendLine("# Near caches side by side")
+            .AppendLine()
+            .AppendLine(string.Create(CultureInfo.InvariantCulture, $"`dotnet run -c Release --project bench/Cubby.Load -- nearcache`: {Processes} client processes, {callers} callers each, {seconds:0} s; {keys:N0} keys drawn by Zipf's law (s = 0.99), 95 % reads, 5 % writes of {NearCacheWorker.ValueBytes} B values; each process writes only its own keys, one write at a time per key."))
+            .AppendLine()
+            .AppendLine("Push delay, from a write's acknowledgment to another Cubby client's near cache having dropped its copy (0 when the invalidation came before the acknowledgment):")
+            .AppendLine()
+            .AppendLine($"- idle: {idle};")
+            .AppendLine($"- while the two processes load the silo: {loaded}.")
+            .AppendLine()
+            .AppendLine("A read is stale when it returned a version older than one acknowledged (by either process) before the read began; its age is how long before.")
+            .AppendLine()
+            .Append("| Stack | Reads/s | Writes/s | Server CPU µs per op | Misses | Stale reads |");
+        foreach (var threshold in Staleness.Thresholds)
+        {
+            text.Append(CultureInfo.InvariantCulture, $" older than {threshold:0.#} ms |");
+        }
+
+        text.AppendLine(" beyond idle push delay p99 | Oldest ms |").Append("|---|---:|---:|---:|---:|---:|");
+        foreach (var _ in Staleness.Thresholds)
+        {
+            text.Append("---:|");
+        }
+
+        text.AppendLine("---:|---:|");
+        foreach (var (stack, s, cpu) in results)
+        {
+            text.Append(CultureInfo.InvariantCulture, $"| {CacheStacks.Describe(stack)} | {s.Reads / s.Seconds:0} | {s.Writes / s.Seconds:0} | {cpu:0.00} | {s.Misses} | {s.Stale} |");
+            foreach (var count in s.StaleBeyond)
+            {
+                text.Append(CultureInfo.InvariantCulture, $" {count} |");
+            }
+
+            text.AppendLine(CultureInfo.InvariantCulture, $" {s.MaxAgeMs:0.#} |");
+        }
+
+        return text.ToString();
+    }
+
+    private static string Text(int value) => value.ToString(CultureInfo.InvariantCulture);
+
+    /// <summary>Push delays in microseconds, summarized.</summary>
+    private sealed record Percentiles(int Count, double P50, double P99, double Max)
+    {
+        public static Percentiles Empty { get; } = new(0, 0, 0, 0);
+
+        public static Percentiles Of(List<double> delays)
+        {
+            if (delays.Count == 0)
+            {
+                return Empty;
+            }
+
+            delays.Sort();
+            return new(delays.Count, delays[delays.Count / 2], delays[(int)(delays.Count * 0.99)], delays[^1]);
+        }
+
+        public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"p50 {P50:0} µs, p99 {P99:0} µs, max {Max:0} µs over {Count} writes");
+    }
+}

@@ -1,0 +1,131 @@
+using System.Buffers.Binary;
+using System.Diagnostics;
+using System.Globalization;
+
+namespace Cubby.Load.NearCache;
+
+/// <summary>
+/// <c>nearcache-worker</c>: one of the client processes of <see cref="NearCacheCommand"/>. It connects its stack, writes
+/// version 0 of the keys it owns, waits for the common start, then runs callers that each read a Zipf-drawn key 95 times
+/// in 100 and write one 5 times, for the duration, and saves its <see cref="OperationLog"/>. A process writes only its own
+/// keys (rank modulo the process count), one write at a time per key, so each key's versions are acknowledged in order.
+/// </summary>
+internal static class NearCacheWorker
+{
+    public const int ValueBytes = 256;
+
+    public static async Task<int> RunAsync(IReadOnlyList<string> args)
+    {
+        string stackName = string.Empty, outPath = string.Empty;
+        int port = 0, index = 0, processes = 2, keys = 10_000, callers = 16;
+        double seconds = 10;
+        long startAt = 0;
+        var known = await CommandOptions.ReadAsync(args, "nearcache-worker (started by nearcache)", new Dictionary<string, Action<string>>
+        {
+            ["--stack"] = value => stackName = value,
+            ["--port"] = value => port = Int(value),
+            ["--index"] = value => index = Int(value),
+            ["--processes"] = value => processes = Int(value),
+            ["--keys"] = value => keys = Int(value),
+            ["--callers"] = value => callers = Int(value),
+            ["--seconds"] = value => seconds = double.Parse(value, CultureInfo.InvariantCulture),
+            ["--start-at"] = value => startAt = long.Parse(value, CultureInfo.InvariantCulture),
+            ["--out"] = value => outPath = value,
+        }).ConfigureAwait(false);
+        if (!known)
+        {
+            return 2;
+        }
+
+        await using var stack = await CacheStacks.ConnectAsync(stackName, port).ConfigureAwait(false);
+        var versions = new long[keys];
+        var writing = new int[keys];
+        for (var key = index; key < keys; key += processes)
+        {
+            await stack.WriteAsync(KeyName(key), Value(0)).ConfigureAwait(false);
+        }
+
+        // Every process starts at the same moment of the machine's wall clock, so their loads overlap.
+        var wait = DateTimeOffset.FromUnixTimeMilliseconds(startAt) - DateTimeOffset.UtcNow;
+        if (wait > TimeSpan.Zero)
+        {
+            await Task.Delay(wait).ConfigureAwait(false);
+        }
+
+        var zipf = new ZipfKeys(keys);
+        var logs = new OperationLog[callers];
+        var clock = Stopwatch.StartNew();
+        var until = TimeSpan.FromSeconds(seconds);
+        await Task.WhenAll(Enumerable.Range(0, callers).Select(caller => Task.Run(async () =>
+        {
+            var log = logs[caller] = new OperationLog();
+            var random = new Random((index * 1000) + caller);
+            for (var operation = 1; clock.Elapsed < until; operation++)
+            {
+                // An in-process hit completes at once; a request handler gives its thread back between requests.
+                if (operation % 64 == 0)
+                {
+                    await Task.Yield();
+                }
+
+                var key = zipf.Next(random);
+                if (random.Next(100) < 5)
+                {
+                    // The neighbouring rank when this one is another process's: about as popular.
+                    key -= (key % processes) - index;
+                    if (key < 0 || key >= keys || Interlocked.CompareExchange(ref writing[key], 1, 0) != 0)
+                    {
+                        continue;
+                    }
+
+                    var version = versions[key] + 1;
+                    await stack.WriteAsync(KeyName(key), Value(version)).ConfigureAwait(false);
+                    var acked = Stopwatch.GetTimestamp();
+                    versions[key] = version;
+                    Volatile.Write(ref writing[key], 0);
+                    log.Writes.Add((key, version, acked));
+                }
+                else
+                {
+                    var began = Stopwatch.GetTimestamp();
+                    var value = await stack.ReadAsync(KeyName(key)).ConfigureAwait(false);
+                    if (value is null)
+                    {
+                        log.Misses++;
+                    }
+                    else
+                    {
+                        log.Reads.Add((key, BinaryPrimitives.ReadInt64LittleEndian(value), began));
+                    }
+                }
+            }
+        }))).ConfigureAwait(false);
+
+        var all = new OperationLog { Seconds = clock.Elapsed.TotalSeconds };
+        foreach (var log in logs)
+        {
+            all.Writes.AddRange(log.Writes);
+            all.Reads.AddRange(log.Reads);
+            all.Misses += log.Misses;
+        }
+
+        await all.SaveAsync(outPath).ConfigureAwait(false);
+        if (stack.Statistics is { } statistics)
+        {
+            Console.WriteLine($"process {index}: {statistics}");
+        }
+
+        return 0;
+    }
+
+    public static string KeyName(int rank) => $"zipf:{rank}";
+
+    private static byte[] Value(long version)
+    {
+        var value = new byte[ValueBytes];
+        BinaryPrimitives.WriteInt64LittleEndian(value, version);
+        return value;
+    }
+
+    private static int Int(string value) => int.Parse(value, CultureInfo.InvariantCulture);
+}

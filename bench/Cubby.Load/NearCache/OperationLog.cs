@@ -1,0 +1,57 @@
+namespace Cubby.Load.NearCache;
+
+/// <summary>
+/// What one worker process did, for the parent to check across processes: every acknowledged write (key, version,
+/// when acknowledged) and every read (key, version returned, when begun). Times are <see cref="System.Diagnostics.Stopwatch"/>
+/// timestamps, one monotonic clock for every process on the machine.
+/// </summary>
+internal sealed class OperationLog
+{
+    public List<(int Key, long Version, long AckedAt)> Writes { get; } = [];
+
+    public List<(int Key, long Version, long BeganAt)> Reads { get; } = [];
+
+    public long Misses { get; set; }
+
+    public double Seconds { get; set; }
+
+    public async Task SaveAsync(string path)
+    {
+        await using var stream = File.Create(path);
+        await using var writer = new BinaryWriter(stream);
+        writer.Write(Seconds);
+        writer.Write(Misses);
+        writer.Write(Writes.Count);
+        foreach (var (key, version, at) in Writes)
+        {
+            writer.Write(key);
+            writer.Write(version);
+            writer.Write(at);
+        }
+
+        writer.Write(Reads.Count);
+        foreach (var (key, version, at) in Reads)
+        {
+            writer.Write(key);
+            writer.Write(version);
+            writer.Write(at);
+        }
+    }
+
+    public static OperationLog Load(string path)
+    {
+        using var reader = new BinaryReader(File.OpenRead(path));
+        var log = new OperationLog { Seconds = reader.ReadDouble(), Misses = reader.ReadInt64() };
+        for (var i = reader.ReadInt32(); i > 0; i--)
+        {
+            log.Writes.Add((reader.ReadInt32(), reader.ReadInt64(), reader.ReadInt64()));
+        }
+
+        for (var i = reader.ReadInt32(); i > 0; i--)
+        {
+            log.Reads.Add((reader.ReadInt32(), reader.ReadInt64(), reader.ReadInt64()));
+        }
+
+        return log;
+    }
+}

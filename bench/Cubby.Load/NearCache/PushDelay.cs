@@ -1,0 +1,91 @@
+using System.Diagnostics;
+using Cubby.Client;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace Cubby.Load.NearCache;
+
+/// <summary>
+/// How long after a write's acknowledgment another client's near cache drops its copy: a near-cache client keeps a key,
+/// a second client writes it, and the time runs from the write's answer to the moment the first applied the
+/// invalidation (0 when it came first: the shard sends it before it answers the write).
+/// </summary>
+internal static class PushDelay
+{
+    public static async Task<List<double>> MeasureAsync(int gatewayPort, int rounds, CancellationToken stop = default)
+    {
+        await using var readerServices = Client(gatewayPort, nearCache: true);
+        await using var writerServices = Client(gatewayPort, nearCache: false);
+        var reader = (CubbyClient)readerServices.GetRequiredService<ICubbyClient>();
+        var writer = writerServices.GetRequiredService<ICubbyClient>();
+        var near = reader.NearCache!;
+        using var applied = new SemaphoreSlim(0);
+        long arrivedAt = 0;
+        near.Applied = () =>
+        {
+            Volatile.Write(ref arrivedAt, Stopwatch.GetTimestamp());
+            applied.Release();
+        };
+
+        var keys = Enumerable.Range(0, 100).Select(static i => $"delay:{i}").ToArray();
+        foreach (var key in keys)
+        {
+            await writer.PutAsync(key, "v"u8.ToArray(), cancellationToken: CancellationToken.None).ConfigureAwait(false);
+        }
+
+        var delays = new List<double>();
+        var warmUp = Math.Min(200, rounds / 10);
+        for (var i = 0; i < rounds + warmUp && !stop.IsCancellationRequested; i++)
+        {
+            var key = keys[i % keys.Length];
+            await KeepAsync(reader, near, key).ConfigureAwait(false);
+            while (applied.CurrentCount > 0)
+            {
+                await applied.WaitAsync(CancellationToken.None).ConfigureAwait(false);
+            }
+
+            await writer.PutAsync(key, "w"u8.ToArray(), cancellationToken: CancellationToken.None).ConfigureAwait(false);
+            var acknowledged = Stopwatch.GetTimestamp();
+            if (!await applied.WaitAsync(TimeSpan.FromSeconds(5), CancellationToken.None).ConfigureAwait(false))
+            {
+                throw new HarnessException($"no invalidation of {key} reached the near cache within 5 s");
+            }
+
+            if (i >= warmUp)
+            {
+                delays.Add(Math.Max(0, Stopwatch.GetElapsedTime(acknowledged, Volatile.Read(ref arrivedAt)).TotalMicroseconds));
+            }
+        }
+
+        return delays;
+    }
+
+    private static async Task KeepAsync(CubbyClient reader, Cubby.Client.NearCaching.NearCache near, string key)
+    {
+        var deadline = Stopwatch.GetTimestamp() + (Stopwatch.Frequency * 10);
+        while (true)
+        {
+            var hits = near.Metrics.Hits;
+            await reader.GetAsync(key).ConfigureAwait(false);
+            if (near.Metrics.Hits > hits)
+            {
+                return;
+            }
+
+            if (Stopwatch.GetTimestamp() > deadline)
+            {
+                throw new HarnessException($"{key} was never served from the near cache");
+            }
+
+            await Task.Delay(1).ConfigureAwait(false);
+        }
+    }
+
+    private static ServiceProvider Client(int gatewayPort, bool nearCache) =>
+        new ServiceCollection()
+            .AddCubbyClient(o =>
+            {
+                o.Endpoints.Add($"127.0.0.1:{gatewayPort}");
+                o.NearCache.Enabled = nearCache;
+            })
+            .Services.BuildServiceProvider();
+}

@@ -28,13 +28,15 @@ internal sealed partial class Shard
         tracking.Added(1);
         while (tracking.OverLimit && _readers.Count > 1 && _readers.AnyKey() is { } forgotten)
         {
-            ReadersChanged(forgotten);
+            // Forgotten, not changed: its readers are told, listeners to its prefix have nothing to hear.
+            tracking.Removed(1);
+            tracking.Send(Slot, _readers.Remove(forgotten), forgotten);
         }
     }
 
     private void ReadersChanged(ReadOnlySpan<byte> key)
     {
-        if (_readers.IsEmpty)
+        if (Tracking is not { } tracking || (_readers.IsEmpty && tracking.Broadcasts.IsEmpty))
         {
             return;
         }
@@ -42,9 +44,10 @@ internal sealed partial class Shard
         var readers = _readers.Remove(key);
         if (!readers.IsEmpty)
         {
-            Tracking!.Removed(1);
-            Tracking.Send(Slot, readers, key.ToArray());
+            tracking.Removed(1);
         }
+
+        tracking.Changed(Slot, readers, key);
     }
 
     /// <summary>Tells every reader of any key here that all of this shard's keys changed (a flush, or the shard leaving).</summary>

@@ -55,6 +55,8 @@ public static class CubbySiloBuilderExtensions
             Tracking = services.GetRequiredService<Tracking.ReadTracking>(),
         });
         silo.Services.AddSingleton(services => new Tracking.ReadTracking(services, options.TrackingTableMaxKeys));
+        silo.AddGrainService<Tracking.BroadcastTrackingService>();
+        silo.Services.AddSingleton<Tracking.BroadcastPublisher>();
         silo.Services.AddSingleton(services => new RelayedCommandRunner(services.GetRequiredService<ShardCatalog>(), services.GetService<RespEndpointSource>()));
         silo.Services.AddSingleton<ShardHomes>();
         silo.AddGrainService<ShardHomeService>();

@@ -95,7 +95,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
             return ReplicaAnswer.Fenced;
         }
 
-        var entries = catalog.CreateDetached(slot);
+        var entries = catalog.CreateDetached(slot, replica: true);
         try
         {
             foreach (var chunk in chunks)

@@ -85,10 +85,43 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
 
     public void Removed(int keys) => Interlocked.Add(ref _keys, -keys);
 
+    /// <summary>The doors listening for changes of key prefixes (<c>CLIENT TRACKING BCAST</c>).</summary>
+    public BroadcastTable Broadcasts { get; } = new();
+
+    /// <summary>
+    /// <paramref name="key"/> of shard <paramref name="slot"/> changed: tells its <paramref name="readers"/> and every
+    /// door listening to one of its prefixes, each once. Costs two emptiness checks when nobody is to be told.
+    /// </summary>
+    public void Changed(int slot, ReaderSet readers, ReadOnlySpan<byte> key)
+    {
+        foreach (var listener in Broadcasts.Listeners)
+        {
+            if (listener.Matches(key))
+            {
+                readers = readers.With(NumberOf(listener.Door));
+            }
+        }
+
+        if (!readers.IsEmpty)
+        {
+            Send(slot, readers, key.ToArray());
+        }
+    }
+
+    /// <summary>Sets which prefixes <paramref name="door"/> listens to; <paramref name="catchingUp"/>: it is told every key changed too.</summary>
+    public void Listen(SiloAddress door, byte[][]? prefixes, bool catchingUp)
+    {
+        Broadcasts.Set(door, prefixes);
+        if (catchingUp)
+        {
+            Send(-1, default(ReaderSet).With(NumberOf(door)), null);
+        }
+    }
+
     /// <summary>Tells every reader in <paramref name="readers"/> that <paramref name="key"/> of shard <paramref name="slot"/> changed, or all its keys when null.</summary>
     public void Send(int slot, ReaderSet readers, byte[]? key)
     {
-        var invalidation = new KeyInvalidation(slot, key is null ? null : [key]);
+        var invalidation = slot < 0 ? KeyInvalidation.Everything : new KeyInvalidation(slot, key is null ? null : [key]);
         readers.ForEach((Links: Volatile.Read(ref _links), Invalidation: invalidation), static (state, reader) =>
         {
             if (reader < state.Links.Length)

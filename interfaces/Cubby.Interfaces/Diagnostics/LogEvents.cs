@@ -76,6 +76,9 @@ public static class LogEvents
     /// <summary>A silo's shards could not tell a client's near cache that keys changed; it drops what it read through that silo.</summary>
     public const int NearCacheReaderUnreachable = 3031;
 
+    /// <summary>A silo could not tell another which key prefixes its BCAST tracking connections listen to.</summary>
+    public const int BroadcastPrefixesNotTold = 3032;
+
     /// <summary>The client connected to the cluster through a gateway.</summary>
     public const int GatewayConnected = 6001;
 

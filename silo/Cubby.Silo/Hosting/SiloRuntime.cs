@@ -22,7 +22,8 @@ internal sealed class SiloRuntime(
     SiloReports? reports = null,
     ShardSilos? shardSilos = null,
     ILocalSiloDetails? local = null,
-    PubSubPeers? pubSubPeers = null)
+    PubSubPeers? pubSubPeers = null,
+    Grains.Tracking.BroadcastPublisher? broadcastPublisher = null)
 {
     private const string NoOrleans = "This runtime was built without an Orleans silo (a benchmark's or test's bare runtime); it serves only shards it holds.";
 
@@ -71,9 +72,13 @@ internal sealed class SiloRuntime(
     public ClientRegistry Clients { get; } = new();
 
     /// <summary>The keys this silo's tracking connections read (CLIENT TRACKING).</summary>
-    public TrackedKeys TrackedKeys => _trackedKeys ??= new TrackedKeys(key => Catalog.ShardMap.SlotOf(key), Clients);
+    public TrackedKeys TrackedKeys => _trackedKeys ??= new TrackedKeys(key => Catalog.ShardMap.SlotOf(key), Clients, Broadcasts);
+
+    /// <summary>This silo's connections in CLIENT TRACKING BCAST mode.</summary>
+    public BroadcastClients Broadcasts => _broadcasts ??= new BroadcastClients(broadcastPublisher);
 
     private TrackedKeys? _trackedKeys;
+    private BroadcastClients? _broadcasts;
 
     public DateTimeOffset StartedAt { get; } = catalog.Time.GetUtcNow();
 

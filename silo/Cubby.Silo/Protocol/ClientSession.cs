@@ -183,6 +183,10 @@ internal sealed class ClientSession
         if (Tracking is not null)
         {
             Silo.TrackedKeys.Forget(this);
+            if (Tracking.Broadcast)
+            {
+                _ = Silo.Broadcasts.SetAsync(this, null);
+            }
         }
     }
 

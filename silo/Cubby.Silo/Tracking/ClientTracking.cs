@@ -15,6 +15,12 @@ internal sealed class ClientTracking
     /// <summary>Whether the connection <see cref="RedirectId"/> names has gone, so invalidations have nowhere to go.</summary>
     public bool BrokenRedirect { get; set; }
 
+    /// <summary>BCAST: told of every change of a key with one of <see cref="Prefixes"/>, whoever read it; reads are not tracked.</summary>
+    public bool Broadcast { get; set; }
+
+    /// <summary>The prefixes a BCAST connection listens to; none: every key.</summary>
+    public List<byte[]> Prefixes { get; } = [];
+
     /// <summary>NOLOOP: keys this connection changes itself are not sent back to it.</summary>
     public bool NoLoop { get; set; }
 
@@ -34,7 +40,7 @@ internal sealed class ClientTracking
     public byte[][]? InFlight { get; set; }
 
     /// <summary>Whether the read about to run is tracked: always, or as OPTIN and OPTOUT with CLIENT CACHING decide.</summary>
-    public bool Tracks => Enabled && (OptIn ? CachingNext == true : !OptOut || CachingNext != false);
+    public bool Tracks => Enabled && !Broadcast && (OptIn ? CachingNext == true : !OptOut || CachingNext != false);
 
     /// <summary>CLIENT CACHING YES or NO: it applies to the next command only.</summary>
     public void SetCaching(bool yes)

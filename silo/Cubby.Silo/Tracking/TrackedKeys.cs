@@ -9,9 +9,10 @@ namespace Cubby.Silo.Tracking;
 /// The keys this silo's tracking connections read, and who read each: when a shard (on any silo) says keys changed,
 /// each connection that read them is sent one invalidation, and forgets them until it reads them again. A key a
 /// connection is reading at that moment stays remembered: the shard remembers the read too, so the next change is
-/// sent as well, and the connection writes the invalidation after the read's reply. Thread-safe.
+/// sent as well, and the connection writes the invalidation after the read's reply. Connections in BCAST mode
+/// (<see cref="BroadcastClients"/>) are sent every changed key with one of their prefixes. Thread-safe.
 /// </summary>
-internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clients) : ILocalKeyInvalidations
+internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clients, BroadcastClients broadcasts) : ILocalKeyInvalidations
 {
     private readonly Lock _gate = new();
     private readonly Dictionary<byte[], List<ClientSession>> _keys = new(ByteStringComparer.Instance);
@@ -103,7 +104,7 @@ internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clien
             {
                 if (invalidation.Slot < 0)
                 {
-                    foreach (var session in _sessions)
+                    foreach (var session in _sessions.Concat(broadcasts.Sessions))
                     {
                         owed[session] = null;
                     }
@@ -118,6 +119,10 @@ internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clien
                     foreach (var key in keys)
                     {
                         Take(key, owed, everything: false);
+                        if (!broadcasts.IsEmpty)
+                        {
+                            broadcasts.Match(key, owed);
+                        }
                     }
                 }
                 else
@@ -132,7 +137,7 @@ internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clien
 
         foreach (var (session, keys) in owed)
         {
-            Deliver(session, keys is null ? null : [.. keys]);
+            Deliver(session, keys?.Distinct(ByteStringComparer.Instance).ToArray());
         }
     }
 

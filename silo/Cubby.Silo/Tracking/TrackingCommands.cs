@@ -6,13 +6,14 @@ using Cubby.Silo.Protocol;
 namespace Cubby.Silo.Tracking;
 
 /// <summary>
-/// CLIENT TRACKING, CACHING, TRACKINGINFO and GETREDIR, as Redis 7 has them in its default mode: every key a tracking
+/// CLIENT TRACKING, CACHING, TRACKINGINFO and GETREDIR, as Redis 7 has them. Default mode: every key a tracking
 /// connection reads (with a read-only command, on any silo's shard) is remembered, and its next change, of any kind
-/// (a write, a delete, expiry, eviction, a flush, its shard moving), is pushed to the connection once.
+/// (a write, a delete, expiry, eviction, a flush, its shard moving), is pushed to the connection once. BCAST mode:
+/// every change of a key with one of the connection's prefixes (any key without one) is pushed, read or not.
 /// </summary>
 internal static class TrackingCommands
 {
-    /// <summary>CLIENT TRACKING ON|OFF [REDIRECT id] [OPTIN] [OPTOUT]. BCAST, PREFIX and NOLOOP are refused by name.</summary>
+    /// <summary>CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX prefix ...] [OPTIN] [OPTOUT] [NOLOOP].</summary>
     public static void Tracking(ClientSession session, RespRequest request)
     {
         var writer = session.Writer;
@@ -38,7 +39,8 @@ internal static class TrackingCommands
         }
 
         long redirect = 0;
-        bool optIn = false, optOut = false, noLoop = false;
+        bool optIn = false, optOut = false, noLoop = false, broadcast = false;
+        var prefixes = new List<byte[]>();
         for (var i = 3; i < request.Count; i++)
         {
             var option = request[i];
@@ -61,10 +63,13 @@ internal static class TrackingCommands
             {
                 noLoop = true;
             }
-            else if (Arguments.Is(option, "BCAST") || Arguments.Is(option, "PREFIX"))
+            else if (Arguments.Is(option, "BCAST"))
             {
-                writer.WriteError($"ERR CLIENT TRACKING {ErrorText.Printable(option).ToUpperInvariant()} is not supported by Cubby yet: only the default mode (with REDIRECT, OPTIN, OPTOUT and NOLOOP)");
-                return;
+                broadcast = true;
+            }
+            else if (Arguments.Is(option, "PREFIX") && i + 1 < request.Count)
+            {
+                prefixes.Add(request[++i].ToArray());
             }
             else
             {
@@ -76,38 +81,115 @@ internal static class TrackingCommands
         var silo = session.Silo;
         if (!on)
         {
-            if (session.Tracking is not null)
+            if (session.Tracking is { } off)
             {
                 silo.TrackedKeys.Forget(session);
                 session.Tracking = null;
+                if (off.Broadcast)
+                {
+                    session.Defer(ListenAsync(session, null));
+                    return;
+                }
             }
 
             writer.WriteOk();
             return;
         }
 
+        if (RefusalOf(session, redirect, optIn, optOut, broadcast, prefixes) is { } refusal)
+        {
+            writer.WriteError(refusal);
+            return;
+        }
+
+        var tracking = session.Tracking ??= new ClientTracking();
+        (tracking.Enabled, tracking.RedirectId, tracking.OptIn, tracking.OptOut, tracking.NoLoop, tracking.BrokenRedirect, tracking.Broadcast) =
+            (true, redirect, optIn, optOut, noLoop, false, broadcast);
+        if (!broadcast)
+        {
+            writer.WriteOk();
+            return;
+        }
+
+        tracking.Prefixes.AddRange(prefixes.Where(prefix => !tracking.Prefixes.Contains(prefix, Text.ByteStringComparer.Instance)));
+        session.Defer(ListenAsync(session, [.. tracking.Prefixes]));
+    }
+
+    /// <summary>Why CLIENT TRACKING ON with these options is refused, in Redis's words; null when it is not.</summary>
+    private static string? RefusalOf(ClientSession session, long redirect, bool optIn, bool optOut, bool broadcast, List<byte[]> prefixes)
+    {
+        var silo = session.Silo;
+        if (prefixes.Count > 0 && !broadcast)
+        {
+            return "ERR PREFIX option requires BCAST mode to be enabled";
+        }
+
         if (optIn && optOut)
         {
-            writer.WriteError("ERR You can't specify both OPTIN mode and OPTOUT mode");
+            return "ERR You can't specify both OPTIN mode and OPTOUT mode";
         }
-        else if (redirect != 0 && (redirect == session.Id || silo.Clients.Find(redirect) is null))
+
+        if (broadcast && (optIn || optOut))
         {
-            writer.WriteError(redirect == session.Id ? "ERR A client cannot redirect tracking to itself" : "ERR The client ID you want redirect to does not exist");
+            return "ERR OPTIN and OPTOUT are not compatible with BCAST";
         }
-        else if (silo.Catalog.Tracking is null)
+
+        if (redirect != 0 && (redirect == session.Id || silo.Clients.Find(redirect) is null))
         {
-            writer.WriteError("ERR tracking needs an Orleans silo around the shards");
+            return redirect == session.Id ? "ERR A client cannot redirect tracking to itself" : "ERR The client ID you want redirect to does not exist";
         }
-        else if (session.Tracking is { Enabled: true } current && (current.OptIn != optIn || current.OptOut != optOut))
+
+        if (silo.Catalog.Tracking is null)
         {
-            writer.WriteError("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.");
+            return "ERR tracking needs an Orleans silo around the shards";
         }
-        else
+
+        if (session.Tracking is { Enabled: true } current)
         {
-            var tracking = session.Tracking ??= new ClientTracking();
-            (tracking.Enabled, tracking.RedirectId, tracking.OptIn, tracking.OptOut, tracking.NoLoop, tracking.BrokenRedirect) = (true, redirect, optIn, optOut, noLoop, false);
-            writer.WriteOk();
+            if (current.Broadcast != broadcast)
+            {
+                return "ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.";
+            }
+
+            if (current.OptIn != optIn || current.OptOut != optOut)
+            {
+                return "ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.";
+            }
         }
+
+        return broadcast ? PrefixOverlap(session.Tracking is { Enabled: true } on ? on.Prefixes : [], prefixes) : null;
+    }
+
+    /// <summary>As Redis: one connection's prefixes must not overlap, neither with those it has nor with each other.</summary>
+    private static string? PrefixOverlap(List<byte[]> existing, List<byte[]> added)
+    {
+        static bool Overlap(byte[] a, byte[] b) => !a.AsSpan().SequenceEqual(b) && (a.AsSpan().StartsWith(b) || b.AsSpan().StartsWith(a));
+
+        for (var i = 0; i < added.Count; i++)
+        {
+            if (existing.FirstOrDefault(prefix => Overlap(prefix, added[i])) is { } clash)
+            {
+                return $"ERR Prefix '{ErrorText.Printable(added[i])}' overlaps with an existing prefix '{ErrorText.Printable(clash)}'. Prefixes for a single client must not overlap.";
+            }
+
+            for (var j = i + 1; j < added.Count; j++)
+            {
+                if (Overlap(added[i], added[j]))
+                {
+                    return $"ERR Prefix '{ErrorText.Printable(added[i])}' overlaps with another provided prefix '{ErrorText.Printable(added[j])}'. Prefixes for a single client must not overlap.";
+                }
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>Tells every silo what this silo's BCAST connections listen to now, then answers OK.</summary>
+    private static async ValueTask ListenAsync(ClientSession session, byte[][]? prefixes)
+    {
+        await session.Silo.Broadcasts.SetAsync(session, prefixes).ConfigureAwait(false);
+        await session.ReplyTurnAsync().ConfigureAwait(false);
+        session.Writer.WriteOk();
     }
 
     /// <summary>CLIENT CACHING YES|NO: whether the next command's reads are tracked, in OPTIN or OPTOUT mode.</summary>
@@ -139,7 +221,7 @@ internal static class TrackingCommands
         }
     }
 
-    /// <summary>CLIENT TRACKINGINFO: the flags, the redirect and the prefixes (none: BCAST is not served).</summary>
+    /// <summary>CLIENT TRACKINGINFO: the flags, the redirect and the BCAST prefixes.</summary>
     public static void TrackingInfo(ClientSession session, RespRequest request)
     {
         if (!Arguments.CheckArity(session.Context, request, 2, "client|trackinginfo"))
@@ -152,7 +234,7 @@ internal static class TrackingCommands
         List<string> flags = tracking is null ? ["off"] : ["on"];
         if (tracking is not null)
         {
-            flags.AddRange(new[] { (tracking.OptIn, "optin"), (tracking.OptOut, "optout"), (tracking.CachingNext == true, "caching-yes"), (tracking.CachingNext == false, "caching-no"), (tracking.NoLoop, "noloop"), (tracking.BrokenRedirect, "broken_redirect") }
+            flags.AddRange(new[] { (tracking.Broadcast, "bcast"), (tracking.OptIn, "optin"), (tracking.OptOut, "optout"), (tracking.CachingNext == true, "caching-yes"), (tracking.CachingNext == false, "caching-no"), (tracking.NoLoop, "noloop"), (tracking.BrokenRedirect, "broken_redirect") }
                 .Where(static flag => flag.Item1).Select(static flag => flag.Item2));
         }
 
@@ -167,7 +249,12 @@ internal static class TrackingCommands
         writer.WriteBulkString("redirect"u8);
         writer.WriteInteger(tracking is null ? -1 : tracking.RedirectId);
         writer.WriteBulkString("prefixes"u8);
-        writer.WriteArrayHeader(0);
+        var prefixes = tracking?.Prefixes ?? [];
+        writer.WriteArrayHeader(prefixes.Count);
+        foreach (var prefix in prefixes)
+        {
+            writer.WriteBulkString(prefix);
+        }
     }
 
     /// <summary>CLIENT GETREDIR: the client id invalidations go to, 0 for none, -1 when tracking is off.</summary>

@@ -1,5 +1,6 @@
 using Cubby.Resp;
 using Cubby.Tests.Infrastructure;
+using Cubby.Tests.Client;
 using Cubby.Tests.Silo;
 
 namespace Cubby.Tests.Orleans;
@@ -56,6 +57,40 @@ public sealed class TrackingClusterTests
         await cluster.StopAsync(leaving);
 
         Assert.Equal(keys.Order(), (await InvalidatedAsync(tracker, keys.Length)).Order());
+    }
+
+    [Fact]
+    public async Task A_BCAST_connection_hears_changes_on_every_silo_and_on_one_that_joins_later()
+    {
+        await using var cluster = await TestCluster.StartAsync(2);
+        await using var tracker = await cluster.Silos[0].ConnectAsync(3);
+        await using var writer = await cluster.Silos[1].ConnectAsync();
+        RespAssert.Ok(await tracker.CallAsync("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "news:"));
+        var keys = Enumerable.Range(0, 40).Select(static i => $"news:{i}").ToArray();
+        foreach (var key in keys)
+        {
+            RespAssert.Ok(await writer.CallAsync("SET", key, "1"));
+        }
+
+        Assert.True(keys.Select(key => HolderOf(cluster, key)).Distinct().Count() == 2, "the keys' shards are on both silos");
+        RespAssert.Ok(await writer.CallAsync("SET", "sports:1", "1"));
+        Assert.Equal(keys.Order(), (await InvalidatedAsync(tracker, keys.Length)).Order());
+
+        // A silo that joins learns the prefixes; it may have changed keys before, so the connection hears "everything".
+        var joiner = await cluster.AddSiloAsync();
+        await cluster.WaitForActiveSilosAsync(3);
+        var caughtUp = await tracker.ReadAsync();
+        Assert.Equal("invalidate", caughtUp.Items[0].AsString());
+        Assert.True(caughtUp.Items[1].IsNull, $"expected a null invalidation, got {caughtUp}");
+        await Poll.UntilAsync(() => joiner.Runtime.Catalog.ActiveShards() > 0, TimeSpan.FromSeconds(60), "shards to move to the joining silo");
+        var moved = keys.Where(key => HolderOf(cluster, key) == 2).ToArray();
+        Assert.NotEmpty(moved);
+        foreach (var key in moved)
+        {
+            RespAssert.Ok(await writer.CallAsync("SET", key, "2"));
+        }
+
+        Assert.Equal(moved.Order(), (await InvalidatedAsync(tracker, moved.Length)).Order());
     }
 
     /// <summary>Which silo of the cluster holds the shard of <paramref name="key"/> active; -1 when none does yet.</summary>

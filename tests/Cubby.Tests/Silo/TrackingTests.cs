@@ -158,12 +158,78 @@ public sealed class TrackingTests(SharedSiloFixture fixture) : IClassFixture<Sha
     [InlineData("CLIENT TRACKING MAYBE", "ERR syntax error")]
     [InlineData("CLIENT TRACKING ON BOGUS", "ERR syntax error")]
     [InlineData("CLIENT TRACKING", "ERR wrong number of arguments for 'client|tracking' command")]
-    [InlineData("CLIENT TRACKING ON BCAST", "ERR CLIENT TRACKING BCAST is not supported")]
+    [InlineData("CLIENT TRACKING ON PREFIX user:", "ERR PREFIX option requires BCAST mode to be enabled")]
+    [InlineData("CLIENT TRACKING ON BCAST OPTIN", "ERR OPTIN and OPTOUT are not compatible with BCAST")]
+    [InlineData("CLIENT TRACKING ON BCAST PREFIX ab PREFIX abc", "ERR Prefix 'ab' overlaps with another provided prefix 'abc'. Prefixes for a single client must not overlap.")]
     [InlineData("CLIENT CACHING YES", "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")]
     public async Task Bad_tracking_commands_are_refused_as_by_Redis(string command, string error)
     {
         await using var c = await _silo.ConnectAsync();
         RespAssert.Error(error, await c.CallAsync(command.Split(' ')));
+    }
+
+    [Fact]
+    public async Task A_BCAST_connection_is_told_of_every_change_of_a_key_with_its_prefixes_read_or_not()
+    {
+        await using var tracker = await _silo.ConnectAsync(3);
+        await using var writer = await _silo.ConnectAsync();
+        var (user, item) = (Key("user:"), Key("item:"));
+        RespAssert.Ok(await tracker.CallAsync("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", user, "PREFIX", item));
+
+        RespAssert.Ok(await writer.CallAsync("SET", user + "1", "a"));
+        AssertInvalidated([user + "1"], await tracker.ReadAsync());
+        RespAssert.Ok(await writer.CallAsync("SET", Key("other:1"), "b"));
+        RespAssert.Integer(1, await writer.CallAsync("DEL", user + "1"));
+        AssertInvalidated([user + "1"], await tracker.ReadAsync());
+
+        // Not one-shot: every change is sent, and reads do not matter.
+        await tracker.CallAsync("GET", item + "9");
+        RespAssert.Ok(await writer.CallAsync("SET", item + "9", "1"));
+        AssertInvalidated([item + "9"], await tracker.ReadAsync());
+        RespAssert.Ok(await writer.CallAsync("SET", item + "9", "2"));
+        AssertInvalidated([item + "9"], await tracker.ReadAsync());
+
+        var info = await tracker.CallAsync("CLIENT", "TRACKINGINFO");
+        Assert.Equal(["on", "bcast"], TrackingFlags(info));
+        Assert.Equal([item, user], info.Items[5].Items.Select(static prefix => prefix.AsString()!).Order());
+
+        // More prefixes add to those it has, and must not overlap them; OFF ends it all.
+        RespAssert.Error($"ERR Prefix '{user}x' overlaps with an existing prefix '{user}'", await tracker.CallAsync("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", user + "x"));
+        RespAssert.Error("ERR You can't switch BCAST mode on/off", await tracker.CallAsync("CLIENT", "TRACKING", "ON"));
+        RespAssert.Ok(await tracker.CallAsync("CLIENT", "TRACKING", "OFF"));
+        RespAssert.Ok(await writer.CallAsync("SET", user + "2", "c"));
+        var last = Key("last:");
+        RespAssert.Ok(await tracker.CallAsync("CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", last));
+        RespAssert.Ok(await writer.CallAsync("SET", last + "1", "d"));
+        AssertInvalidated([last + "1"], await tracker.ReadAsync());
+    }
+
+    [Fact]
+    public async Task A_BCAST_connection_without_a_prefix_hears_every_key_and_a_RESP2_one_hears_through_its_redirect()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        await using var everything = await silo.ConnectAsync(3);
+        await using var listener = await silo.ConnectAsync();
+        await using var redirecting = await silo.ConnectAsync();
+        await using var writer = await silo.ConnectAsync();
+        var listenerId = (await listener.CallAsync("CLIENT", "ID")).Integer;
+        await listener.CallAsync("SUBSCRIBE", "__redis__:invalidate");
+        RespAssert.Ok(await everything.CallAsync("CLIENT", "TRACKING", "ON", "BCAST"));
+        RespAssert.Ok(await redirecting.CallAsync("CLIENT", "TRACKING", "ON", "BCAST", "REDIRECT", listenerId, "PREFIX", "b"));
+
+        RespAssert.Ok(await writer.CallAsync("MSET", "a1", "1", "b1", "1"));
+
+        var keys = new List<string>();
+        while (keys.Count < 2)
+        {
+            var push = await everything.ReadAsync();
+            keys.AddRange(push.Items[1].Items.Select(static key => key.AsString()!));
+        }
+
+        Assert.Equal(["a1", "b1"], keys.Order());
+        var message = await listener.ReadAsync();
+        Assert.Equal(["message", "__redis__:invalidate"], message.Items.Take(2).Select(static item => item.AsString()));
+        Assert.Equal(["b1"], message.Items[2].Items.Select(static item => item.AsString()));
     }
 
     [Fact]

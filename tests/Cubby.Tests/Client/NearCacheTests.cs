@@ -89,6 +89,7 @@ public sealed class NearCacheTests
     [InlineData("PEXPIRE")]
     [InlineData("FLUSHALL")]
     [InlineData("MULTI")]
+    [InlineData("COPY")]
     public async Task Any_change_through_the_RESP_door_drops_the_kept_value(string change)
     {
         await using var harness = await StartAsync();
@@ -118,6 +119,11 @@ public sealed class NearCacheTests
             case "FLUSHALL":
                 RespAssert.Ok(await harness.Monitor.CallAsync("FLUSHALL"));
                 break;
+            case "COPY":
+                RespAssert.Ok(await harness.Monitor.CallAsync("SET", "{door}source", "copied"));
+                RespAssert.Integer(1, await harness.Monitor.CallAsync("COPY", "{door}source", "door", "REPLACE"));
+                expected = "copied";
+                break;
             case "MULTI":
                 RespAssert.Ok(await harness.Monitor.CallAsync("MULTI"));
                 await harness.Monitor.CallAsync("SET", "door", "v3");
@@ -143,6 +149,29 @@ public sealed class NearCacheTests
 
         Assert.All(reads, static value => Assert.Equal("v2", Text(value)));
         Assert.InRange(Sent(harness.Client) - sent, 1, 2);
+    }
+
+    [Fact]
+    public async Task A_kept_value_evicted_on_the_silo_is_dropped()
+    {
+        await using var harness = await ClientHarness.StartAsync(configure: static o => o.NearCache.Enabled = true, configureSilo: static o => o.MaxMemoryBytes = 4L << 20);
+        await harness.Client.PutAsync("evicted", Utf8("v1"));
+        var cache = await KeptAsync(harness.Client, "evicted", "v1");
+        var invalidations = cache.Metrics.Invalidations;
+
+        // Written well past the budget by another connection, so the kept key is evicted on the silo.
+        var filler = new string('x', 16 * 1024);
+        for (var i = 0; i < 1024 && await harness.Monitor.CallAsync("EXISTS", "evicted") is { Integer: 1 }; i++)
+        {
+            for (var j = 0; j < 64; j++)
+            {
+                await harness.Monitor.CallAsync("SET", $"filler:{i}:{j}", filler);
+            }
+        }
+
+        RespAssert.Integer(0, await harness.Monitor.CallAsync("EXISTS", "evicted"));
+        await Poll.UntilAsync(async () => await harness.Client.GetAsync("evicted") is null, TestDeadlines.Call, "the eviction to reach the near cache");
+        Assert.True(cache.Metrics.Invalidations > invalidations, "the silo pushed no invalidation for the eviction");
     }
 
     [Fact]

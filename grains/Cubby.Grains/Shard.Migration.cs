@@ -95,9 +95,18 @@ internal sealed partial class Shard
         {
             lock (_turn)
             {
-                if (InstallEntry(entry, Now()))
+                // An entry arriving with its shard is no change: nobody listening for changes is told of it.
+                _installing = true;
+                try
                 {
-                    installed++;
+                    if (InstallEntry(entry, Now()))
+                    {
+                        installed++;
+                    }
+                }
+                finally
+                {
+                    _installing = false;
                 }
             }
         }

@@ -5,9 +5,23 @@ namespace Cubby.Grains;
 internal sealed partial class Shard
 {
     private readonly KeyReaders _readers = new();
+    private bool _isReplica;
+
+    // Set in the turn that installs a migrated entry.
+    private bool _installing;
 
     /// <summary>Where this shard's tracked reads are counted and their invalidations sent; null without Orleans.</summary>
     public ReadTracking? Tracking { get; init; }
+
+    /// <summary>
+    /// Whether this is another silo's primary's copy: its changes are the primary's, which tells their readers. Set
+    /// while it is kept as a replica, cleared when it is promoted to be the shard itself.
+    /// </summary>
+    public bool IsReplica
+    {
+        get => Volatile.Read(ref _isReplica);
+        set => Volatile.Write(ref _isReplica, value);
+    }
 
     /// <summary>Keys a tracking reader read here and has not been told about since.</summary>
     public int TrackedKeys => _readers.Count;
@@ -15,14 +29,20 @@ internal sealed partial class Shard
     /// <summary>
     /// Remembers, in the turn that read it, that reader <paramref name="reader"/> (a <see cref="ReadTracking"/> number)
     /// read <paramref name="key"/>: its next change, of any kind, is sent to that reader. Past the silo's limit of
-    /// tracked keys, other keys of this shard are forgotten and their readers told now.
+    /// tracked keys, other keys of this shard are forgotten and their readers told now. Returns false when this shard
+    /// tracks nothing (no Orleans around it), so the reader must not keep what it read.
     /// </summary>
-    public void TrackRead(ReadOnlySpan<byte> key, int reader)
+    public bool TrackRead(ReadOnlySpan<byte> key, int reader)
     {
         RequireTurn();
-        if (Tracking is not { } tracking || !_readers.Add(key, reader))
+        if (Tracking is not { } tracking)
         {
-            return;
+            return false;
+        }
+
+        if (!_readers.Add(key, reader))
+        {
+            return true;
         }
 
         tracking.Added(1);
@@ -32,11 +52,13 @@ internal sealed partial class Shard
             tracking.Removed(1);
             tracking.Send(Slot, _readers.Remove(forgotten), forgotten);
         }
+
+        return true;
     }
 
     private void ReadersChanged(ReadOnlySpan<byte> key)
     {
-        if (Tracking is not { } tracking || (_readers.IsEmpty && tracking.Broadcasts.IsEmpty))
+        if (Tracking is not { } tracking || (_readers.IsEmpty && tracking.Broadcasts.IsEmpty) || IsReplica || _installing)
         {
             return;
         }

@@ -87,14 +87,13 @@ internal sealed class ShardCatalog : IDisposable
     /// <summary>
     /// A new, empty shard for <paramref name="slot"/> on this catalog's store kind, budget and settings, not yet visible:
     /// a migrating shard's entries are installed into it and then it is <see cref="Attach"/>ed. Until then the caller
-    /// owns it (and disposes it if the migration is abandoned, which releases what it was charged). A replica's copy
-    /// (<paramref name="replica"/>) tells no tracking reader of its changes: its primary does.
+    /// owns it (and disposes it if the migration is abandoned, which releases what it was charged).
     /// </summary>
-    public Shard CreateDetached(int slot, bool replica = false)
+    public Shard CreateDetached(int slot)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _shards.Length);
-        return new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes) { Tracking = replica ? null : Tracking };
+        return new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes) { Tracking = Tracking };
     }
 
     /// <summary>

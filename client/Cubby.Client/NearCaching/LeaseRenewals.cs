@@ -50,11 +50,11 @@ internal sealed class LeaseRenewals : IDisposable
 
     private async Task RenewAsync(TrackerLink link)
     {
-        var sentAt = _cache.Clock.NowMilliseconds;
+        var sentAt = _cache.Clock.Now;
         try
         {
             var lease = await _serviceAt(link.Gateway).Renew(link.Reference).ConfigureAwait(false);
-            link.Renewed(lease, sentAt, _cache.MaxStaleness, _cache.Clock.Resolution);
+            link.Renewed(lease, sentAt, _cache.MaxStaleness);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {

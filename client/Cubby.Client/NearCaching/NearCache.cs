@@ -84,12 +84,12 @@ internal sealed class NearCache : IDisposable
     {
         if (_entries.TryGetValue(key, out var kept))
         {
-            var now = Clock.NowMilliseconds;
+            var now = Clock.Approximately;
             var current = !kept.Dropped
                 && kept.Link.Epoch == kept.LinkEpoch
                 && Volatile.Read(ref _slotEpochs[kept.Slot]) == kept.SlotEpoch
-                && (kept.ExpiresAt == 0 || now < kept.ExpiresAt);
-            if (current && now < kept.Link.ValidUntil)
+                && (kept.ExpiresAt == 0 || Clock.Before(now, kept.ExpiresAt));
+            if (current && Clock.Before(now, kept.Link.ValidUntil))
             {
                 if (now - kept.TouchedAt >= TouchInterval)
                 {
@@ -118,7 +118,7 @@ internal sealed class NearCache : IDisposable
     public FillTicket BeginFill(string key, int slot, TrackerLink link)
     {
         var stripe = StripeOf(key);
-        return new(link, link.Epoch, Volatile.Read(ref _slotEpochs[slot]), stripe, Volatile.Read(ref _stripes[stripe]), Clock.NowMilliseconds);
+        return new(link, link.Epoch, Volatile.Read(ref _slotEpochs[slot]), stripe, Volatile.Read(ref _stripes[stripe]), Clock.Now);
     }
 
     /// <summary>Whether nothing invalidated what a fill with <paramref name="ticket"/> reads since it was sent.</summary>
@@ -140,7 +140,7 @@ internal sealed class NearCache : IDisposable
             Size = NearCacheEntry.SizeOf(key, value),
 
             // Counted from when the read was sent, so it never outlives the entry on the silo.
-            ExpiresAt = read.TimeToLive < 0 ? 0 : ticket.SentAt + read.TimeToLive - Clock.Resolution,
+            ExpiresAt = read.TimeToLive < 0 ? 0 : ticket.SentAt + read.TimeToLive,
             SlidingWindow = read.SlidingWindow,
             FixedExpiry = read.SlidingWindow == 0 || read.TimeToLive < read.SlidingWindow,
             RenewedAt = ticket.SentAt,

@@ -64,10 +64,10 @@ internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int sl
     public bool TryStartRenewal() => Interlocked.CompareExchange(ref _renewing, 1, 0) == 0;
 
     /// <summary>The silo counted a renewal sent at <paramref name="sentAt"/>; the entry now lives a window past that.</summary>
-    public void Renewed(long sentAt, long resolution)
+    public void Renewed(long sentAt)
     {
         Volatile.Write(ref _renewedAt, sentAt);
-        Volatile.Write(ref _expiresAt, sentAt + SlidingWindow - resolution);
+        Volatile.Write(ref _expiresAt, sentAt + SlidingWindow);
         Volatile.Write(ref _renewing, 0);
     }
 

@@ -26,7 +26,7 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
             return false;
         }
 
-        if (entry is { SlidingWindow: > 0, FixedExpiry: false } && cache.Clock.NowMilliseconds - entry.RenewedAt >= entry.SlidingWindow / 4 && entry.TryStartRenewal())
+        if (entry is { SlidingWindow: > 0, FixedExpiry: false } && cache.Clock.Approximately - entry.RenewedAt >= entry.SlidingWindow / 4 && entry.TryStartRenewal())
         {
             _ = RenewAsync(key, entry);
         }
@@ -111,7 +111,7 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
 
     private async Task RenewAsync(string key, NearCacheEntry entry)
     {
-        var sentAt = cache.Clock.NowMilliseconds;
+        var sentAt = cache.Clock.Now;
         try
         {
             var found = await shards.CallAsync(
@@ -122,7 +122,7 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
                 CancellationToken.None).ConfigureAwait(false);
             if (found)
             {
-                entry.Renewed(sentAt, cache.Clock.Resolution);
+                entry.Renewed(sentAt);
             }
             else
             {

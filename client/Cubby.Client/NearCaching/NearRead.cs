@@ -11,8 +11,8 @@ internal readonly record struct NearRead(byte[] Value, CacheEntryFlags Flags, lo
     public static NearRead Of(NearCacheEntry entry) => new(entry.Value, entry.Flags, entry.ExpiresAt);
 
     public static NearRead Of(string key, ShardEntry entry, NearCacheClock clock, byte[]? value = null) =>
-        new(value ?? CubbyClient.ValueOf(key, entry), entry.Flags, entry.TimeToLive < 0 ? 0 : clock.NowMilliseconds + entry.TimeToLive);
+        new(value ?? CubbyClient.ValueOf(key, entry), entry.Flags, entry.TimeToLive < 0 ? 0 : clock.Now + entry.TimeToLive);
 
     /// <summary>Time left to live now, or null when it never expires.</summary>
-    public TimeSpan? TimeToLive(NearCacheClock clock) => ExpiresAt == 0 ? null : TimeSpan.FromMilliseconds(Math.Max(0, ExpiresAt - clock.NowMilliseconds));
+    public TimeSpan? TimeToLive(NearCacheClock clock) => ExpiresAt == 0 ? null : TimeSpan.FromMilliseconds(Math.Max(0, ExpiresAt - clock.Now));
 }

@@ -47,11 +47,10 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
 
     /// <summary>
     /// The silo answered a renewal sent at <paramref name="sentAt"/> with <paramref name="lease"/>: the lease runs
-    /// <paramref name="maxStaleness"/> past the send (less the clock's <paramref name="resolution"/>) when nothing the
-    /// silo had queued is missing; a new incarnation ends the epoch first, as the silo may not tell this client of what
-    /// it read under the old one.
+    /// <paramref name="maxStaleness"/> past the send when nothing the silo had queued is missing; a new incarnation ends
+    /// the epoch first, as the silo may not tell this client of what it read under the old one.
     /// </summary>
-    public void Renewed(NearCacheLease lease, long sentAt, long maxStaleness, long resolution = 0)
+    public void Renewed(NearCacheLease lease, long sentAt, long maxStaleness)
     {
         lock (_gate)
         {
@@ -64,7 +63,7 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
 
             if (_received >= lease.Posted)
             {
-                Volatile.Write(ref _validUntil, sentAt + maxStaleness - resolution);
+                Volatile.Write(ref _validUntil, sentAt + maxStaleness);
             }
         }
 

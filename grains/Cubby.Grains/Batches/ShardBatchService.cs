@@ -129,16 +129,17 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         }
     }
 
-    /// <summary>A read whose key's next change <paramref name="reader"/> is told of, remembered in the read's turn when the entry is there.</summary>
+    /// <summary>
+    /// A read whose key's next change <paramref name="reader"/> is told of, remembered in the read's turn when the entry
+    /// is there. One that cannot be remembered is answered as failed, so the client reads it as a single call and keeps
+    /// nothing.
+    /// </summary>
     private static ShardOperationResult TrackedGet(Shard shard, ShardOperation operation, int reader)
     {
         var entry = TypedCalls.Get(shard, operation.Key, operation.Slide);
-        if (entry is not null && reader >= 0)
-        {
-            shard.TrackRead(operation.Key, reader);
-        }
-
-        return new(ShardOperationStatus.Done, Entry: entry);
+        return entry is null || (reader >= 0 && shard.TrackRead(operation.Key, reader))
+            ? new(ShardOperationStatus.Done, Entry: entry)
+            : ShardOperationResult.Failed;
     }
 
     private ShardOperationResult Set(Shard shard, ShardOperation operation)

@@ -95,7 +95,8 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
             return ReplicaAnswer.Fenced;
         }
 
-        var entries = catalog.CreateDetached(slot, replica: true);
+        var entries = catalog.CreateDetached(slot);
+        entries.IsReplica = true;
         try
         {
             foreach (var chunk in chunks)
@@ -174,6 +175,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
         lock (replica)
         {
             replica.Retired = true;
+            replica.Entries.IsReplica = false;
             return replica.Entries;
         }
     }

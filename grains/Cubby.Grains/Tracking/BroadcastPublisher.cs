@@ -38,17 +38,19 @@ internal sealed partial class BroadcastPublisher : GrainServiceClient<IBroadcast
     /// </summary>
     public async Task PublishAsync(byte[][]? prefixes)
     {
-        lock (_gate)
-        {
-            _prefixes = prefixes;
-            _watching ??= prefixes is null ? null : Task.Run(WatchAsync);
-        }
-
-        _tracking.Listen(_self, prefixes, catchingUp: false);
         var others = _membership.CurrentSnapshot.Members.Values
             .Where(member => member.Status == SiloStatus.Active && !member.SiloAddress.Equals(_self))
             .Select(member => member.SiloAddress)
             .ToArray();
+        lock (_gate)
+        {
+            _prefixes = prefixes;
+
+            // The silos told now need no catching up: the connections listen from the answer on.
+            _watching ??= prefixes is null ? null : Task.Run(() => WatchAsync([.. others, _self]));
+        }
+
+        _tracking.Listen(_self, prefixes, catchingUp: false);
         await Task.WhenAll(others.Select(silo => TellAsync(silo, prefixes, catchingUp: false))).ConfigureAwait(false);
     }
 
@@ -58,17 +60,17 @@ internal sealed partial class BroadcastPublisher : GrainServiceClient<IBroadcast
         _stopping.Dispose();
     }
 
-    /// <summary>Tells each silo that becomes active what this door listens to.</summary>
-    private async Task WatchAsync()
+    /// <summary>Tells each silo that becomes active, other than the <paramref name="told"/> ones, what this door listens to.</summary>
+    private async Task WatchAsync(SiloAddress[] told)
     {
-        var known = new HashSet<SiloAddress>();
+        var known = new HashSet<SiloAddress>(told);
         try
         {
             await foreach (var snapshot in _membership.MembershipUpdates.WithCancellation(_stopping.Token).ConfigureAwait(false))
             {
                 foreach (var member in snapshot.Members.Values)
                 {
-                    if (member.Status == SiloStatus.Active && known.Add(member.SiloAddress) && !member.SiloAddress.Equals(_self) && Volatile.Read(ref _prefixes) is { } prefixes)
+                    if (member.Status == SiloStatus.Active && known.Add(member.SiloAddress) && Volatile.Read(ref _prefixes) is { } prefixes)
                     {
                         _ = TellAsync(member.SiloAddress, prefixes, catchingUp: true);
                     }

@@ -23,7 +23,8 @@ public enum ShardOperationKind : byte
 
     /// <summary>
     /// Reads an entry as <see cref="Get"/> does and remembers that the batch's near-cache reader read it
-    /// (<see cref="IShardBatchService.RunTracked"/>); in a batch without one it is a plain read.
+    /// (<see cref="IShardBatchService.RunTracked"/>); one the silo cannot remember (a batch without a reader) is answered
+    /// as failed, for the client to read it as a single call and keep nothing.
     /// </summary>
     TrackedGet,
 }

@@ -36,7 +36,7 @@ public sealed class NearCacheStoreTests : IDisposable
         Assert.False(_cache.TryGet("k", out _));
 
         // A renewal that finds nothing missing serves it again: every change the silo queued reached the client.
-        link.Renewed(new NearCacheLease(7, 0), _cache.Clock.NowMilliseconds, _cache.MaxStaleness);
+        link.Renewed(new NearCacheLease(7, 0), _cache.Clock.Now, _cache.MaxStaleness);
         Assert.True(_cache.TryGet("k", out _));
         Assert.Equal(2, _metrics.Hits);
         Assert.Equal(1, _metrics.Misses);
@@ -50,14 +50,14 @@ public sealed class NearCacheStoreTests : IDisposable
         _time.Advance(TimeSpan.FromMilliseconds(900));
 
         // The silo had queued three invalidations that have not arrived: the old lease runs out, no new one starts.
-        link.Renewed(new NearCacheLease(7, 3), _cache.Clock.NowMilliseconds, _cache.MaxStaleness);
+        link.Renewed(new NearCacheLease(7, 3), _cache.Clock.Now, _cache.MaxStaleness);
         Assert.True(_cache.TryGet("k", out _));
         _time.Advance(TimeSpan.FromMilliseconds(101));
         Assert.False(_cache.TryGet("k", out _));
 
         // They arrive, the key among them; the next renewal starts a lease, and the key is gone.
         await link.Invalidated(3, [new KeyInvalidation(1, [Encoding.UTF8.GetBytes("k")])]);
-        link.Renewed(new NearCacheLease(7, 3), _cache.Clock.NowMilliseconds, _cache.MaxStaleness);
+        link.Renewed(new NearCacheLease(7, 3), _cache.Clock.Now, _cache.MaxStaleness);
         Fill("other", slot: 1, link, "o");
         Assert.True(_cache.TryGet("other", out _));
         Assert.False(_cache.TryGet("k", out _));
@@ -69,7 +69,7 @@ public sealed class NearCacheStoreTests : IDisposable
         var link = LeasedLink(Gateway);
         Fill("k", slot: 1, link, "v1");
 
-        link.Renewed(new NearCacheLease(8, 0), _cache.Clock.NowMilliseconds, _cache.MaxStaleness);
+        link.Renewed(new NearCacheLease(8, 0), _cache.Clock.Now, _cache.MaxStaleness);
 
         Assert.False(_cache.TryGet("k", out _));
     }
@@ -138,7 +138,7 @@ public sealed class NearCacheStoreTests : IDisposable
         var ticket = _cache.BeginFill("k", 1, link);
         _time.Advance(TimeSpan.FromMilliseconds(200));
         Assert.NotNull(_cache.CompleteFill("k", 1, ticket, Read("v", timeToLive: 500), Encoding.UTF8.GetBytes("v")));
-        link.Renewed(new NearCacheLease(7, 0), _cache.Clock.NowMilliseconds, _cache.MaxStaleness);
+        link.Renewed(new NearCacheLease(7, 0), _cache.Clock.Now, _cache.MaxStaleness);
 
         _time.Advance(TimeSpan.FromMilliseconds(299));
         Assert.True(_cache.TryGet("k", out _));
@@ -151,7 +151,7 @@ public sealed class NearCacheStoreTests : IDisposable
     {
         using var small = new NearCache(new NearCacheOptions { Enabled = true, MaxBytes = 64 * 1024 }, 16, _time, new NearCacheMetrics(null), static l => l);
         var smallLink = small.LinkTo(Gateway);
-        smallLink.Renewed(new NearCacheLease(7, 0), small.Clock.NowMilliseconds, small.MaxStaleness);
+        smallLink.Renewed(new NearCacheLease(7, 0), small.Clock.Now, small.MaxStaleness);
         for (var i = 0; i < 200; i++)
         {
             var ticket = small.BeginFill($"k{i}", 1, smallLink);
@@ -171,7 +171,7 @@ public sealed class NearCacheStoreTests : IDisposable
     private TrackerLink LeasedLink(SiloAddress gateway)
     {
         var link = _cache.LinkTo(gateway);
-        link.Renewed(new NearCacheLease(7, 0), _cache.Clock.NowMilliseconds, _cache.MaxStaleness);
+        link.Renewed(new NearCacheLease(7, 0), _cache.Clock.Now, _cache.MaxStaleness);
         return link;
     }
 

@@ -120,7 +120,7 @@ public sealed class TrackingClusterTests
             invalidated.AddRange(push.Items[1].Items.Select(static item => item.AsString()!));
         }
 
-        Assert.Equal(count, invalidated.Count);
+        Assert.True(count == invalidated.Count, $"expected {count} keys, got {string.Join(", ", invalidated)}");
         return invalidated;
     }
 }

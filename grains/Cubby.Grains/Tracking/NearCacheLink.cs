@@ -12,13 +12,9 @@ namespace Cubby.Grains.Tracking;
 /// </summary>
 internal sealed class NearCacheLink : ReaderLink
 {
-    /// <summary>Invalidations waiting past which they collapse into one for every key.</summary>
-    private const int MaxQueued = 100_000;
-
     /// <summary>How long a reader may go unheard (no renewal, no read) before its number may go to another.</summary>
     private static readonly TimeSpan GoneAfter = TimeSpan.FromMinutes(1);
 
-    private static readonly TimeSpan SendTimeout = TimeSpan.FromSeconds(5);
 
     private readonly ReadTracking _owner;
     private readonly SerialBatches<(long Number, KeyInvalidation Invalidation)> _batches;

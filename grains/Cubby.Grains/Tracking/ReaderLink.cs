@@ -9,6 +9,12 @@ namespace Cubby.Grains.Tracking;
 /// </summary>
 internal abstract class ReaderLink
 {
+    /// <summary>Invalidations waiting for one reader past which they collapse into one for every key.</summary>
+    protected const int MaxQueued = 100_000;
+
+    /// <summary>How long a batch may take to be taken before the reader counts as unreachable.</summary>
+    protected static readonly TimeSpan SendTimeout = TimeSpan.FromSeconds(5);
+
     /// <summary>Whether nothing is being sent to the reader or waits to be.</summary>
     public abstract bool Idle { get; }
 

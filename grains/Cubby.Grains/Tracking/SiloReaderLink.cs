@@ -10,10 +10,6 @@ namespace Cubby.Grains.Tracking;
 /// </summary>
 internal sealed class SiloReaderLink : ReaderLink
 {
-    /// <summary>Invalidations waiting past which they collapse into one for every key.</summary>
-    private const int MaxQueued = 100_000;
-
-    private static readonly TimeSpan SendTimeout = TimeSpan.FromSeconds(5);
     private static readonly TimeSpan RetryPause = TimeSpan.FromMilliseconds(200);
 
     private readonly ReadTracking _owner;

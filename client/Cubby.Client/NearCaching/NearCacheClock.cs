@@ -18,12 +18,14 @@ internal sealed class NearCacheClock
     private readonly TimeProvider _time;
     private readonly bool _coarse;
     private readonly long _offset;
+    private readonly long _guard;
 
     public NearCacheClock(TimeProvider time)
     {
         _time = time;
         _coarse = time == TimeProvider.System;
         _offset = _coarse ? Now - Environment.TickCount64 : 0;
+        _guard = _coarse ? GuardBand : 0;
     }
 
     public TimeProvider Time => _time;
@@ -35,15 +37,8 @@ internal sealed class NearCacheClock
     public long Approximately => _coarse ? Environment.TickCount64 + _offset : Now;
 
     /// <summary>Whether <paramref name="deadline"/> is still ahead, given <paramref name="approximately"/> from <see cref="Approximately"/>.</summary>
-    public bool Before(long approximately, long deadline)
-    {
-        if (!_coarse || Math.Abs(deadline - approximately) <= GuardBand)
-        {
-            return Now < deadline;
-        }
-
-        return approximately < deadline;
-    }
+    public bool Before(long approximately, long deadline) =>
+        approximately < deadline - _guard || (approximately < deadline + _guard && Now < deadline);
 
     // Dividing first: nanosecond timestamps times 1000 would overflow after 106 days of uptime.
     private static long Milliseconds(long timestamp, long frequency) =>

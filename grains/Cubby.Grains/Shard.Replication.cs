@@ -39,11 +39,8 @@ internal sealed partial class Shard
     /// <summary>Has the replicator move this shard's replicas if the ranking changed (<see cref="ShardReplicator.FollowRanking"/>).</summary>
     public void FollowRanking() => _replicator?.FollowRanking();
 
-    /// <summary>
-    /// Completes once every change sealed so far has been applied by the replicas: a caller that ran in this shard's
-    /// turn waits for it before answering, so what it answers (its own write, or one it read) survives its silo.
-    /// </summary>
-    public ValueTask WhenReplicatedAsync() =>
+    /// <summary>Completes once every change sealed so far has been applied by the replicas.</summary>
+    private ValueTask WhenReplicatedAsync() =>
         _replicator is { } replicator ? replicator.WhenAcknowledgedAsync(SealedSequence) : ValueTask.CompletedTask;
 
     /// <summary>

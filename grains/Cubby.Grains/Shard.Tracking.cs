@@ -5,6 +5,7 @@ namespace Cubby.Grains;
 internal sealed partial class Shard
 {
     private readonly KeyReaders _readers = new();
+    private readonly UntoldReaders _untold = new();
     private bool _isReplica;
 
     // Set in the turn that installs a migrated entry.
@@ -50,7 +51,7 @@ internal sealed partial class Shard
         {
             // Forgotten, not changed: its readers are told, listeners to its prefix have nothing to hear.
             tracking.Removed(1);
-            tracking.Send(Slot, _readers.Remove(forgotten), forgotten);
+            tracking.Send(Slot, _readers.Remove(forgotten), forgotten, untold: null);
         }
 
         return true;
@@ -69,7 +70,7 @@ internal sealed partial class Shard
             tracking.Removed(1);
         }
 
-        tracking.Changed(Slot, readers, key);
+        tracking.Changed(Slot, readers, key, _untold);
     }
 
     /// <summary>Tells every reader of any key here that all of this shard's keys changed (a flush, or the shard leaving).</summary>
@@ -82,6 +83,6 @@ internal sealed partial class Shard
 
         var (readers, keys) = _readers.RemoveAll();
         Tracking!.Removed(keys);
-        Tracking.Send(Slot, readers, null);
+        Tracking.Send(Slot, readers, null, _untold);
     }
 }

@@ -187,7 +187,7 @@ internal sealed partial class ShardGrain(
     public ValueTask<RelayedReply> Run(RelayedCommand command)
     {
         var shard = Entries;
-        return AfterReplicas(shard, commands.Run(shard, command));
+        return AfterSettling(shard, commands.Run(shard, command));
     }
 
     public ValueTask<ShardEntry?> Get(byte[] key, bool slide)
@@ -200,7 +200,7 @@ internal sealed partial class ShardGrain(
             result = TypedCalls.Get(shard, key, slide);
         }
 
-        return AfterReplicas(shard, result);
+        return AfterSettling(shard, result);
     }
 
     public ValueTask<ShardEntry?[]> GetMany(byte[][] keys, bool slide)
@@ -216,7 +216,7 @@ internal sealed partial class ShardGrain(
             }
         }
 
-        return AfterReplicas(shard, entries);
+        return AfterSettling(shard, entries);
     }
 
     public ValueTask<WriteOutcome> Set(byte[] key, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition)
@@ -230,7 +230,7 @@ internal sealed partial class ShardGrain(
             result = TypedCalls.Set(shard, key, value, expiry, flags, condition);
         }
 
-        return AfterReplicas(shard, result);
+        return AfterSettling(shard, result);
     }
 
     public ValueTask<WriteOutcome[]> SetMany(byte[][] keys, byte[][] values, ShardExpiry expiry, CacheEntryFlags flags)
@@ -256,7 +256,7 @@ internal sealed partial class ShardGrain(
             }
         }
 
-        return AfterReplicas(shard, outcomes);
+        return AfterSettling(shard, outcomes);
     }
 
     public ValueTask<bool> Refresh(byte[] key)
@@ -269,7 +269,7 @@ internal sealed partial class ShardGrain(
             result = shard.Refresh(key);
         }
 
-        return AfterReplicas(shard, result);
+        return AfterSettling(shard, result);
     }
 
     public ValueTask<int> Remove(byte[][] keys)
@@ -285,7 +285,7 @@ internal sealed partial class ShardGrain(
             }
         }
 
-        return AfterReplicas(shard, removed);
+        return AfterSettling(shard, removed);
     }
 
     public ValueTask<ShardEntryCopy?> Export(byte[] key)
@@ -298,7 +298,7 @@ internal sealed partial class ShardGrain(
             result = shard.Export(key);
         }
 
-        return AfterReplicas(shard, result);
+        return AfterSettling(shard, result);
     }
 
     public ValueTask<bool> Import(byte[] key, ShardEntryCopy entry, bool replace)
@@ -313,7 +313,7 @@ internal sealed partial class ShardGrain(
             status = shard.Import(key, entry, replace);
         }
 
-        return status == SetStatus.OutOfMemory ? throw new Sharding.CubbyOutOfMemoryException() : AfterReplicas(shard, status != SetStatus.NotStored);
+        return status == SetStatus.OutOfMemory ? throw new Sharding.CubbyOutOfMemoryException() : AfterSettling(shard, status != SetStatus.NotStored);
     }
 
     public ValueTask<long> TimeToLive(byte[] key)
@@ -326,7 +326,7 @@ internal sealed partial class ShardGrain(
             result = TypedCalls.TimeToLive(shard, key);
         }
 
-        return AfterReplicas(shard, result);
+        return AfterSettling(shard, result);
     }
 
     public ValueTask<long> Increment(byte[] key, long delta)
@@ -342,7 +342,7 @@ internal sealed partial class ShardGrain(
 
         return status switch
         {
-            UpdateStatus.Ok => AfterReplicas(shard, result),
+            UpdateStatus.Ok => AfterSettling(shard, result),
             UpdateStatus.NotInteger => throw new InvalidOperationException("The value is not an integer or out of range."),
             UpdateStatus.Overflow => throw new InvalidOperationException("The increment would overflow."),
             _ => throw new Sharding.CubbyOutOfMemoryException(),
@@ -375,7 +375,7 @@ internal sealed partial class ShardGrain(
         var shard = Entries;
         var cleared = shard.Clear();
         shard.SealPendingChanges();
-        return AfterReplicas(shard, cleared);
+        return AfterSettling(shard, cleared);
     }
 
     public ValueTask<bool> MoveHome()
@@ -415,17 +415,18 @@ internal sealed partial class ShardGrain(
     }
 
     /// <summary>
-    /// Answers <paramref name="result"/> once the replicas have applied every change sealed so far, this call's
-    /// included: nothing it wrote, or read, is answered before it would survive this silo.
+    /// Answers <paramref name="result"/> once the shard settled every change made so far, this call's included
+    /// (<see cref="Shard.WhenSettledAsync"/>): nothing it wrote, or read, is answered before it would survive this silo,
+    /// or while a near cache may serve what it replaced.
     /// </summary>
-    private static ValueTask<T> AfterReplicas<T>(Shard shard, T result)
+    private static ValueTask<T> AfterSettling<T>(Shard shard, T result)
     {
-        var replicated = shard.WhenReplicatedAsync();
-        return replicated.IsCompletedSuccessfully ? ValueTask.FromResult(result) : AwaitReplicas(replicated, result);
+        var settled = shard.WhenSettledAsync();
+        return settled.IsCompletedSuccessfully ? ValueTask.FromResult(result) : AwaitSettling(settled, result);
 
-        static async ValueTask<T> AwaitReplicas(ValueTask replicated, T result)
+        static async ValueTask<T> AwaitSettling(ValueTask settled, T result)
         {
-            await replicated.ConfigureAwait(true);
+            await settled.ConfigureAwait(true);
             return result;
         }
     }

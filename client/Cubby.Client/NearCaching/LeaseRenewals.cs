@@ -53,7 +53,7 @@ internal sealed class LeaseRenewals : IDisposable
         var sentAt = _cache.Clock.Now;
         try
         {
-            var lease = await _serviceAt(link.Gateway).Renew(link.Reference).ConfigureAwait(false);
+            var lease = await _serviceAt(link.Gateway).Renew(link.Reference, TimeSpan.FromMilliseconds(_cache.MaxStaleness)).ConfigureAwait(false);
             link.Renewed(lease, sentAt, _cache.MaxStaleness);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)

@@ -22,11 +22,12 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         return Run(operations, catalog.Tracking is { } tracking ? tracking.NumberOf(reader).Number : -1);
     }
 
-    public ValueTask<NearCacheLease> Renew(INearCacheReader reader)
+    public ValueTask<NearCacheLease> Renew(INearCacheReader reader, TimeSpan term)
     {
         ArgumentNullException.ThrowIfNull(reader);
+        ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(term, TimeSpan.Zero);
         var tracking = catalog.Tracking ?? throw new InvalidOperationException("This silo's shards keep no near caches.");
-        return ValueTask.FromResult(tracking.NumberOf(reader).Link.Lease);
+        return ValueTask.FromResult(tracking.NumberOf(reader).Link.Renew(term));
     }
 
     /// <summary>Runs the batch; <paramref name="reader"/> is the number of the near cache its tracked reads are for, or -1.</summary>
@@ -34,26 +35,26 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
     {
         ArgumentNullException.ThrowIfNull(operations);
         var results = new ShardOperationResult[operations.Length];
-        List<Shard>? replicated = null;
+        List<Shard>? unsettled = null;
         for (var i = 0; i < operations.Length; i++)
         {
-            results[i] = RunOne(operations[i], reader, ref replicated);
+            results[i] = RunOne(operations[i], reader, ref unsettled);
         }
 
-        return replicated is null ? ValueTask.FromResult(results) : AfterReplicasAsync(operations, results, replicated);
+        return unsettled is null ? ValueTask.FromResult(results) : AfterSettlingAsync(operations, results, unsettled);
     }
 
     /// <summary>
-    /// Answers once the replicas of every shard the batch ran on have applied what it wrote (and what it read): the
-    /// operations of a shard whose replicas failed it are answered as failed, for the client to call the grain.
+    /// Answers once every shard the batch ran on settled what it wrote (and what it read; <see cref="Shard.WhenSettledAsync"/>):
+    /// the operations of a shard whose replicas failed it are answered as failed, for the client to call the grain.
     /// </summary>
-    private static async ValueTask<ShardOperationResult[]> AfterReplicasAsync(ShardOperation[] operations, ShardOperationResult[] results, List<Shard> shards)
+    private static async ValueTask<ShardOperationResult[]> AfterSettlingAsync(ShardOperation[] operations, ShardOperationResult[] results, List<Shard> shards)
     {
         foreach (var shard in shards)
         {
             try
             {
-                await shard.WhenReplicatedAsync().ConfigureAwait(true);
+                await shard.WhenSettledAsync().ConfigureAwait(true);
             }
             catch (InvalidOperationException)
             {
@@ -88,7 +89,7 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         return ValueTask.FromResult(slots.Order().ToArray());
     }
 
-    private ShardOperationResult RunOne(ShardOperation operation, int reader, ref List<Shard>? replicated)
+    private ShardOperationResult RunOne(ShardOperation operation, int reader, ref List<Shard>? unsettled)
     {
         if (operation is null || operation.Slot < 0 || operation.Slot >= catalog.SlotCount)
         {
@@ -122,7 +123,7 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         finally
         {
             shard.ExitTurn();
-            if (shard.Replicated && (replicated ??= []) is var shards && !shards.Contains(shard))
+            if (shard.Unsettled && (unsettled ??= []) is var shards && !shards.Contains(shard))
             {
                 shards.Add(shard);
             }

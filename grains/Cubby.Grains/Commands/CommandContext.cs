@@ -21,7 +21,7 @@ internal sealed class CommandContext
     private long _misses;
     private List<int>? _boundaries;
     private ArrayBufferWriter<byte>? _captured;
-    private List<Shard>? _replicated;
+    private List<Shard>? _unsettled;
 
     /// <param name="catalog">The shards this silo holds, their settings and their clock.</param>
     /// <param name="output">Where replies are written.</param>
@@ -71,26 +71,26 @@ internal sealed class CommandContext
     /// <summary>Runs the next command on <paramref name="shard"/>, whose turn the caller holds, for every one of its keys.</summary>
     public void Enter(Shard shard) => _shard = shard;
 
-    /// <summary>Whether replies written since the last <see cref="WhenReplicatedAsync"/> wait for shards' replicas.</summary>
-    public bool AwaitsReplicas => _replicated is { Count: > 0 };
+    /// <summary>Whether replies written since the last <see cref="WhenSettledAsync"/> wait for shards to settle.</summary>
+    public bool AwaitsSettling => _unsettled is { Count: > 0 };
 
     /// <summary>
-    /// Notes that a command ran on <paramref name="shard"/>, whose turn it has released: if the shard has replicas, its
-    /// reply must not reach the client before they applied what the shard sealed by then (<see cref="WhenReplicatedAsync"/>).
+    /// Notes that a command ran on <paramref name="shard"/>, whose turn it has released: if the shard is unsettled, its
+    /// reply must not reach the client before the shard settled what it changed by then (<see cref="WhenSettledAsync"/>).
     /// </summary>
     public void RanOn(Shard shard)
     {
-        if (shard.Replicated && !(_replicated ??= []).Contains(shard))
+        if (shard.Unsettled && !(_unsettled ??= []).Contains(shard))
         {
-            _replicated.Add(shard);
+            _unsettled.Add(shard);
         }
     }
 
-    /// <summary>Completes when the replicas of every shard noted by <see cref="RanOn"/> have applied what those commands wrote or read.</summary>
+    /// <summary>Completes when every shard noted by <see cref="RanOn"/> settled what those commands wrote or read (<see cref="Shard.WhenSettledAsync"/>).</summary>
     /// <exception cref="InvalidOperationException">A shard can no longer acknowledge writes (its replicas follow a newer primary).</exception>
-    public async ValueTask WhenReplicatedAsync()
+    public async ValueTask WhenSettledAsync()
     {
-        if (_replicated is not { } shards)
+        if (_unsettled is not { } shards)
         {
             return;
         }
@@ -99,7 +99,7 @@ internal sealed class CommandContext
         {
             foreach (var shard in shards)
             {
-                await shard.WhenReplicatedAsync().ConfigureAwait(false);
+                await shard.WhenSettledAsync().ConfigureAwait(false);
             }
         }
         finally

@@ -6,20 +6,28 @@ namespace Cubby.Grains.Tracking;
 
 /// <summary>
 /// The link to a client's near cache. Invalidations are numbered as they are queued, and each batch carries the number
-/// of its last, so the reader knows, when it renews its lease (<see cref="Lease"/>), whether it has all of them. A batch
+/// of its last, so the reader knows, when it renews its lease (<see cref="Renew"/>), whether it has all of them. A batch
 /// the reader does not take is not sent again: the link takes a new <see cref="NearCacheLease.Incarnation"/> instead,
 /// and the reader, told so by its next renewal, drops everything it read through this silo.
 /// </summary>
+/// <remarks>
+/// A change is answered once the reader took its invalidation (<see cref="WhenToldAsync"/>), or, when it cannot take it
+/// (stalled, unreachable), once every lease this silo gave it before the change has run out: past that, the reader serves
+/// nothing it read before the change, since a lease is renewed only when every invalidation queued by then was taken.
+/// </remarks>
 internal sealed class NearCacheLink : ReaderLink
 {
     /// <summary>How long a reader may go unheard (no renewal, no read) before its number may go to another.</summary>
     private static readonly TimeSpan GoneAfter = TimeSpan.FromMinutes(1);
 
-
     private readonly ReadTracking _owner;
     private readonly SerialBatches<(long Number, KeyInvalidation Invalidation)> _batches;
     private readonly Lock _gate = new();
+    private readonly List<(long Number, TaskCompletionSource Told)> _waiting = [];
     private long _posted;
+    private long _taken;
+    private long _lost;
+    private long _leasesEndAt;
     private long _incarnation;
     private long _heardAt;
 
@@ -28,6 +36,7 @@ internal sealed class NearCacheLink : ReaderLink
         (_owner, Reader) = (owner, reader);
         _batches = new(SendAsync);
         _incarnation = owner.NewIncarnation();
+        _leasesEndAt = owner.Time.GetTimestamp();
         Heard();
     }
 
@@ -37,22 +46,26 @@ internal sealed class NearCacheLink : ReaderLink
 
     public override bool Gone => _owner.Time.GetElapsedTime(Volatile.Read(ref _heardAt)) > GoneAfter;
 
-    /// <summary>What the reader is told when it renews: which link this is, and how many invalidations it has had.</summary>
-    public NearCacheLease Lease
+    /// <summary>The reader read through this link; it is not gone.</summary>
+    public void Heard() => Volatile.Write(ref _heardAt, _owner.Time.GetTimestamp());
+
+    /// <summary>
+    /// The reader renews its lease for <paramref name="term"/>: what it is told (which link this is, and how many
+    /// invalidations it has had), and, from now on, when the lease it may take from that answer ends at the latest.
+    /// </summary>
+    public NearCacheLease Renew(TimeSpan term)
     {
-        get
+        var now = _owner.Time.GetTimestamp();
+        Heard();
+        lock (_gate)
         {
-            lock (_gate)
-            {
-                return new NearCacheLease(_incarnation, _posted);
-            }
+            // The reader counts its lease from before it sent the renewal, so it ends before this bound.
+            _leasesEndAt = Math.Max(_leasesEndAt, now + (long)(term.TotalSeconds * _owner.Time.TimestampFrequency));
+            return new NearCacheLease(_incarnation, _posted);
         }
     }
 
-    /// <summary>The reader renewed its lease or sent a read.</summary>
-    public void Heard() => Volatile.Write(ref _heardAt, _owner.Time.GetTimestamp());
-
-    public override void Enqueue(KeyInvalidation invalidation)
+    public override long Enqueue(KeyInvalidation invalidation)
     {
         // Numbered and queued together, so the queue holds them in the order of their numbers.
         lock (_gate)
@@ -66,23 +79,105 @@ internal sealed class NearCacheLink : ReaderLink
             {
                 _batches.Post((number, invalidation));
             }
+
+            return number;
         }
     }
 
+    /// <summary>
+    /// Completes once the reader took invalidation <paramref name="number"/> and every one before it, or, failing that,
+    /// once every lease given to it before that invalidation was queued has ended.
+    /// </summary>
+    public ValueTask WhenToldAsync(long number)
+    {
+        TaskCompletionSource? told = null;
+        long remaining;
+        lock (_gate)
+        {
+            remaining = _leasesEndAt - _owner.Time.GetTimestamp();
+            if (Told(number) || remaining <= 0)
+            {
+                return ValueTask.CompletedTask;
+            }
+
+            if (number > _lost)
+            {
+                told = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                _waiting.Add((number, told));
+            }
+        }
+
+        return WaitAsync(told?.Task, TimeSpan.FromSeconds((double)remaining / _owner.Time.TimestampFrequency), _owner.Time);
+
+        static async ValueTask WaitAsync(Task? told, TimeSpan remaining, TimeProvider time)
+        {
+            if (told is null)
+            {
+                await Task.Delay(remaining, time).ConfigureAwait(false);
+                return;
+            }
+
+            try
+            {
+                await told.WaitAsync(remaining, time).ConfigureAwait(false);
+            }
+            catch (TimeoutException)
+            {
+                // The reader's leases ran out: it serves nothing it read before the change.
+            }
+        }
+    }
+
+    /// <summary>Whether the reader took <paramref name="number"/>: a later batch it took counts only when none between was lost.</summary>
+    public bool Told(long number) => number <= Volatile.Read(ref _taken) && number > Volatile.Read(ref _lost);
+
     private async Task SendAsync(List<(long Number, KeyInvalidation Invalidation)> batch)
     {
+        var last = batch[^1].Number;
         try
         {
-            await Reader.Invalidated(batch[^1].Number, batch.ConvertAll(static item => item.Invalidation).ToArray()).WaitAsync(SendTimeout).ConfigureAwait(false);
+            await Reader.Invalidated(last, batch.ConvertAll(static item => item.Invalidation).ToArray()).WaitAsync(SendTimeout).ConfigureAwait(false);
+            Settle(last, taken: true);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
-            lock (_gate)
+            Settle(last, taken: false);
+            ReadTracking.Log.NearCacheUnreachable(_owner.Logger, exception, Reader.GetGrainId());
+        }
+    }
+
+    /// <summary>
+    /// Invalidations up to <paramref name="last"/> were <paramref name="taken"/> or lost: those waiting for them are
+    /// answered, or left to wait for the reader's leases to end.
+    /// </summary>
+    private void Settle(long last, bool taken)
+    {
+        lock (_gate)
+        {
+            if (taken)
             {
+                Volatile.Write(ref _taken, last);
+            }
+            else
+            {
+                Volatile.Write(ref _lost, last);
                 _incarnation = _owner.NewIncarnation();
             }
 
-            ReadTracking.Log.NearCacheUnreachable(_owner.Logger, exception, Reader.GetGrainId());
+            _waiting.RemoveAll(waiting =>
+            {
+                if (waiting.Number > last)
+                {
+                    return false;
+                }
+
+                if (taken)
+                {
+                    waiting.Told.SetResult();
+                }
+
+                return true;
+            });
         }
     }
 }

@@ -90,9 +90,10 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
 
     /// <summary>
     /// <paramref name="key"/> of shard <paramref name="slot"/> changed: tells its <paramref name="readers"/> and every
-    /// door listening to one of its prefixes, each once. Costs two emptiness checks when nobody is to be told.
+    /// door listening to one of its prefixes, each once, noting in <paramref name="untold"/> the near caches the change's
+    /// answer waits for. Costs two emptiness checks when nobody is to be told.
     /// </summary>
-    public void Changed(int slot, ReaderSet readers, ReadOnlySpan<byte> key)
+    public void Changed(int slot, ReaderSet readers, ReadOnlySpan<byte> key, UntoldReaders untold)
     {
         foreach (var listener in Broadcasts.Listeners)
         {
@@ -104,7 +105,7 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
 
         if (!readers.IsEmpty)
         {
-            Send(slot, readers, key.ToArray());
+            Send(slot, readers, key.ToArray(), untold);
         }
     }
 
@@ -114,19 +115,22 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
         Broadcasts.Set(door, prefixes);
         if (catchingUp)
         {
-            Send(-1, default(ReaderSet).With(NumberOf(door)), null);
+            Send(-1, default(ReaderSet).With(NumberOf(door)), null, untold: null);
         }
     }
 
-    /// <summary>Tells every reader in <paramref name="readers"/> that <paramref name="key"/> of shard <paramref name="slot"/> changed, or all its keys when null.</summary>
-    public void Send(int slot, ReaderSet readers, byte[]? key)
+    /// <summary>
+    /// Tells every reader in <paramref name="readers"/> that <paramref name="key"/> of shard <paramref name="slot"/>
+    /// changed, or all its keys when null; the near caches told are noted in <paramref name="untold"/>, when given.
+    /// </summary>
+    public void Send(int slot, ReaderSet readers, byte[]? key, UntoldReaders? untold)
     {
         var invalidation = slot < 0 ? KeyInvalidation.Everything : new KeyInvalidation(slot, key is null ? null : [key]);
-        readers.ForEach((Links: Volatile.Read(ref _links), Invalidation: invalidation), static (state, reader) =>
+        readers.ForEach((Links: Volatile.Read(ref _links), Invalidation: invalidation, Untold: untold), static (state, reader) =>
         {
-            if (reader < state.Links.Length)
+            if (reader < state.Links.Length && Volatile.Read(ref state.Links[reader]) is { } link && link.Enqueue(state.Invalidation) is > 0 and var number)
             {
-                Volatile.Read(ref state.Links[reader])?.Enqueue(state.Invalidation);
+                state.Untold?.Add((NearCacheLink)link, number);
             }
         });
     }

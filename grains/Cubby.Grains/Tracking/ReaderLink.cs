@@ -21,6 +21,9 @@ internal abstract class ReaderLink
     /// <summary>Whether the reader is gone for good, so its number may go to another once <see cref="Idle"/>.</summary>
     public abstract bool Gone { get; }
 
-    /// <summary>Queues <paramref name="invalidation"/> behind those before.</summary>
-    public abstract void Enqueue(KeyInvalidation invalidation);
+    /// <summary>
+    /// Queues <paramref name="invalidation"/> behind those before; returns its number when the change that made it must
+    /// wait for the reader before it is answered (<see cref="NearCacheLink.WhenToldAsync"/>), else 0.
+    /// </summary>
+    public abstract long Enqueue(KeyInvalidation invalidation);
 }

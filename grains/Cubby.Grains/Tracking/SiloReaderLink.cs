@@ -27,7 +27,8 @@ internal sealed class SiloReaderLink : ReaderLink
 
     public override bool Gone => _owner.Membership.CurrentSnapshot.GetSiloStatus(Silo) == SiloStatus.Dead;
 
-    public override void Enqueue(KeyInvalidation invalidation)
+    /// <summary>Queues <paramref name="invalidation"/>; a door's tracking connections are told as Redis tells them, after the change is answered.</summary>
+    public override long Enqueue(KeyInvalidation invalidation)
     {
         if (_batches.Count >= MaxQueued)
         {
@@ -37,6 +38,8 @@ internal sealed class SiloReaderLink : ReaderLink
         {
             _batches.Post(invalidation);
         }
+
+        return 0;
     }
 
     private async Task SendAsync(List<KeyInvalidation> batch)

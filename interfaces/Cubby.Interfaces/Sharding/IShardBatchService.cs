@@ -35,12 +35,14 @@ public interface IShardBatchService : IGrainService
     /// <summary>
     /// Renews a near-cache reader's lease: says which link to it this silo keeps (opening one when there is none) and how
     /// many invalidation batches went on it. A reader that has received them all may keep what it read through this
-    /// silo until its lease runs out.
+    /// silo for <paramref name="term"/> from before it sent the renewal; a change the reader is not told of is answered
+    /// only once that lease has ended.
     /// </summary>
     /// <param name="reader">The client's near cache.</param>
+    /// <param name="term">How long the reader serves what it read after the renewal, at most.</param>
     /// <returns>The link's identity and count.</returns>
     [ResponseTimeout("00:00:01")]
-    ValueTask<NearCacheLease> Renew(INearCacheReader reader);
+    ValueTask<NearCacheLease> Renew(INearCacheReader reader, TimeSpan term);
 
     /// <summary>The shards this silo holds open now or is the home of; unanswered for a second, the silo is stopping or gone.</summary>
     /// <returns>Their numbers.</returns>

@@ -65,7 +65,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                 // Paused on a full reply buffer or a deferred command: the rest is already here, so don't wait for
                 // more bytes to resume.
                 input.AdvanceTo(consumed, paused ? consumed : buffer.End);
-                if (!await ReplicatedAsync(session, connection).ConfigureAwait(false))
+                if (!await SettledAsync(session, connection).ConfigureAwait(false))
                 {
                     break;
                 }
@@ -90,7 +90,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                 }
 
                 // A deferred command may have run parts on this silo's shards too.
-                if (!await ReplicatedAsync(session, connection).ConfigureAwait(false))
+                if (!await SettledAsync(session, connection).ConfigureAwait(false))
                 {
                     break;
                 }
@@ -126,21 +126,21 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
     }
 
     /// <summary>
-    /// Waits until the replicas of the shards this batch's commands ran on have applied what they changed: a reply goes
-    /// out only once what it reports would survive this silo. When a shard can no longer acknowledge (it was fenced),
+    /// Waits until the shards this batch's commands ran on settled what they changed (their replicas applied it, the
+    /// near caches that had read it dropped it): a reply goes out only once what it reports would survive this silo. When a shard can no longer acknowledge (it was fenced),
     /// the connection is aborted with its replies unsent, and false returned: the client sees a dropped connection,
     /// never a write acknowledged that may be lost.
     /// </summary>
-    private async ValueTask<bool> ReplicatedAsync(ClientSession session, ConnectionContext connection)
+    private async ValueTask<bool> SettledAsync(ClientSession session, ConnectionContext connection)
     {
-        if (!session.Context.AwaitsReplicas)
+        if (!session.Context.AwaitsSettling)
         {
             return true;
         }
 
         try
         {
-            await session.Context.WhenReplicatedAsync().ConfigureAwait(false);
+            await session.Context.WhenSettledAsync().ConfigureAwait(false);
             return true;
         }
         catch (InvalidOperationException exception)

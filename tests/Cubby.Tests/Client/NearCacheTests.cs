@@ -1,7 +1,10 @@
+using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using System.Text;
 using Cubby.Client;
 using Cubby.Client.NearCaching;
+using Cubby.Client.Shards;
+using Cubby.Sharding;
 using Cubby.Tests.Infrastructure;
 using Microsoft.Extensions.Caching.Distributed;
 using Microsoft.Extensions.Configuration;
@@ -48,8 +51,65 @@ public sealed class NearCacheTests
 
         await writer.PutAsync("shared", Utf8("v2"));
 
-        await Poll.UntilAsync(async () => Text(await harness.Client.GetAsync("shared")) == "v2", TestDeadlines.Call, "the other client's write to reach the near cache");
+        Assert.Equal("v2", Text(await harness.Client.GetAsync("shared")));
         Assert.True(cache.Metrics.Invalidations > invalidations, "the silo pushed no invalidation");
+    }
+
+    [Fact]
+    public async Task A_write_is_answered_only_once_every_near_cache_holding_the_key_dropped_it()
+    {
+        await using var harness = await StartAsync();
+        await using var other = ClientHarness.GatewayApp(harness.Silo, configure: static o => o.NearCache.Enabled = true);
+        var otherClient = other.GetRequiredService<ICubbyClient>();
+        await harness.Client.PutAsync("settled", Utf8("v0"));
+
+        // No polling after a write: the old value must be gone from both near caches when the write is answered.
+        for (var i = 1; i <= 30; i++)
+        {
+            await KeptAsync(harness.Client, "settled", $"v{i - 1}");
+            await KeptAsync(otherClient, "settled", $"v{i - 1}");
+            if (i % 2 == 0)
+            {
+                await otherClient.PutAsync("settled", Utf8($"v{i}"));
+            }
+            else
+            {
+                RespAssert.Ok(await harness.Monitor.CallAsync("SET", "settled", $"v{i}"));
+            }
+
+            Assert.Equal($"v{i}", Text(await harness.Client.GetAsync("settled")));
+            Assert.Equal($"v{i}", Text(await otherClient.GetAsync("settled")));
+        }
+    }
+
+    [Fact]
+    public async Task A_write_waits_for_a_near_cache_that_does_not_take_its_invalidation_only_until_its_lease_ends()
+    {
+        await using var harness = await StartAsync();
+        await harness.Client.PutAsync("stalled", Utf8("v1"));
+        await KeptAsync(harness.Client, "stalled", "v1");
+        await using var app = ClientHarness.GatewayApp(harness.Silo);
+        Assert.False(await app.GetRequiredService<ICubbyClient>().ExistsAsync("connects"));
+        var grains = app.GetRequiredService<IClusterClient>();
+        var stalled = new StalledReader();
+        var reader = grains.CreateObjectReference<INearCacheReader>(stalled);
+        var service = SiloBatches.ServiceAt(grains, Assert.IsType<CubbyClient>(harness.Client).Batches!.Batchers.Single().Gateway);
+        var term = TimeSpan.FromMilliseconds(600);
+
+        // A near cache that read the key under a lease, then stops taking invalidations.
+        var leased = Stopwatch.StartNew();
+        await service.Renew(reader, term);
+        var read = await service.RunTracked([ShardOperation.TrackedGet(new ShardMap().SlotOf("stalled"), Utf8("stalled"), slide: false)], reader);
+        Assert.Equal("v1", Text(read[0].Entry?.Value));
+
+        await harness.Client.PutAsync("stalled", Utf8("v2"));
+
+        // Answered while the invalidation was still untaken, but not before the stalled reader's lease ran out.
+        Assert.True(stalled.Sent.IsCompleted, "the silo sent the stalled reader no invalidation");
+        Assert.False(stalled.Taken, "the stalled reader took its invalidation");
+        Assert.True(leased.Elapsed >= term, $"the write was answered {leased.Elapsed} after the lease was given, inside its {term}");
+        Assert.Equal("v2", Text(await harness.Client.GetAsync("stalled")));
+        stalled.Release();
     }
 
     [Fact]
@@ -132,7 +192,15 @@ public sealed class NearCacheTests
                 break;
         }
 
-        await Poll.UntilAsync(async () => Text(await harness.Client.GetAsync("door")) == expected, TestDeadlines.Call, $"{change} to reach the near cache");
+        if (change == "PEXPIRE")
+        {
+            await Poll.UntilAsync(async () => await harness.Client.GetAsync("door") is null, TestDeadlines.Call, "the expiry to reach the near cache");
+        }
+        else
+        {
+            // Answered only once the near cache dropped the old value.
+            Assert.Equal(expected, Text(await harness.Client.GetAsync("door")));
+        }
     }
 
     [Fact]
@@ -307,6 +375,27 @@ public sealed class NearCacheTests
         using var host = builder.Build();
         var inProcess = Assert.Throws<OptionsValidationException>(() => host.Services.GetRequiredService<IOptions<CubbyClientOptions>>().Value);
         Assert.Contains("Cubby:Client:NearCache:Enabled needs the gateway client", inProcess.Message);
+    }
+
+    /// <summary>A near cache whose process stalls: it is sent invalidations and takes none until released.</summary>
+    private sealed class StalledReader : INearCacheReader
+    {
+        private readonly TaskCompletionSource _released = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private readonly TaskCompletionSource _sent = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private volatile bool _taken;
+
+        public Task Sent => _sent.Task;
+
+        public bool Taken => _taken;
+
+        public void Release() => _released.TrySetResult();
+
+        public async Task Invalidated(long sequence, KeyInvalidation[] batch)
+        {
+            _sent.TrySetResult();
+            await _released.Task;
+            _taken = true;
+        }
     }
 
     private static CubbyClientOptions Validate(Action<CubbyClientOptions> configure)

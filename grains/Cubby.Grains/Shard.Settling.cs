@@ -2,20 +2,25 @@ namespace Cubby.Grains;
 
 internal sealed partial class Shard
 {
-    /// <summary>Whether a caller that ran in this shard's turn must wait for <see cref="WhenSettledAsync"/> before answering.</summary>
-    public bool Unsettled => Replicated || !_untold.IsEmpty;
+    /// <summary>
+    /// Whether a caller that ran in this shard's turn, and <paramref name="wrote"/> or not, must wait for
+    /// <see cref="WhenSettledAsync"/> before answering.
+    /// </summary>
+    public bool MustSettle(bool wrote) => Replicated || (wrote && !_untold.IsEmpty);
 
     /// <summary>
-    /// Completes once every change made so far has been applied by the replicas and taken by the near caches that had
-    /// read its key (or their leases from before it ran out): a caller that ran in this shard's turn waits for it before
-    /// answering, so what it answers (its own write, or one it read) survives its silo, and no near cache serves what
-    /// it replaced.
+    /// Completes once every change made so far has been applied by the replicas and, when the caller
+    /// <paramref name="wrote"/>, taken by the near caches that had read a changed key (or their leases from before it ran
+    /// out): a caller that ran in this shard's turn waits for it before answering, so what it answers (its own write, or
+    /// one it read) survives its silo, and no near cache serves a value older than a write answered. A read need not
+    /// wait for near caches: what it returns was not answered to its writer yet.
     /// </summary>
+    /// <param name="wrote">Whether the caller changed the shard (or may have).</param>
     /// <exception cref="InvalidOperationException">The shard can no longer acknowledge writes (its replicas follow a newer primary).</exception>
-    public ValueTask WhenSettledAsync()
+    public ValueTask WhenSettledAsync(bool wrote)
     {
         var replicated = WhenReplicatedAsync();
-        if (_untold.IsEmpty)
+        if (!wrote || _untold.IsEmpty)
         {
             return replicated;
         }

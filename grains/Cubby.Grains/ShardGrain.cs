@@ -187,7 +187,8 @@ internal sealed partial class ShardGrain(
     public ValueTask<RelayedReply> Run(RelayedCommand command)
     {
         var shard = Entries;
-        return AfterSettling(shard, commands.Run(shard, command));
+        var reply = commands.Run(shard, command, out var wrote);
+        return AfterSettling(shard, reply, wrote);
     }
 
     public ValueTask<ShardEntry?> Get(byte[] key, bool slide)
@@ -200,7 +201,7 @@ internal sealed partial class ShardGrain(
             result = TypedCalls.Get(shard, key, slide);
         }
 
-        return AfterSettling(shard, result);
+        return AfterSettling(shard, result, wrote: false);
     }
 
     public ValueTask<ShardEntry?[]> GetMany(byte[][] keys, bool slide)
@@ -216,7 +217,7 @@ internal sealed partial class ShardGrain(
             }
         }
 
-        return AfterSettling(shard, entries);
+        return AfterSettling(shard, entries, wrote: false);
     }
 
     public ValueTask<WriteOutcome> Set(byte[] key, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, ShardWriteCondition condition)
@@ -230,7 +231,7 @@ internal sealed partial class ShardGrain(
             result = TypedCalls.Set(shard, key, value, expiry, flags, condition);
         }
 
-        return AfterSettling(shard, result);
+        return AfterSettling(shard, result, wrote: true);
     }
 
     public ValueTask<WriteOutcome[]> SetMany(byte[][] keys, byte[][] values, ShardExpiry expiry, CacheEntryFlags flags)
@@ -256,7 +257,7 @@ internal sealed partial class ShardGrain(
             }
         }
 
-        return AfterSettling(shard, outcomes);
+        return AfterSettling(shard, outcomes, wrote: true);
     }
 
     public ValueTask<bool> Refresh(byte[] key)
@@ -269,7 +270,7 @@ internal sealed partial class ShardGrain(
             result = shard.Refresh(key);
         }
 
-        return AfterSettling(shard, result);
+        return AfterSettling(shard, result, wrote: false);
     }
 
     public ValueTask<int> Remove(byte[][] keys)
@@ -285,7 +286,7 @@ internal sealed partial class ShardGrain(
             }
         }
 
-        return AfterSettling(shard, removed);
+        return AfterSettling(shard, removed, wrote: true);
     }
 
     public ValueTask<ShardEntryCopy?> Export(byte[] key)
@@ -298,7 +299,7 @@ internal sealed partial class ShardGrain(
             result = shard.Export(key);
         }
 
-        return AfterSettling(shard, result);
+        return AfterSettling(shard, result, wrote: false);
     }
 
     public ValueTask<bool> Import(byte[] key, ShardEntryCopy entry, bool replace)
@@ -313,7 +314,7 @@ internal sealed partial class ShardGrain(
             status = shard.Import(key, entry, replace);
         }
 
-        return status == SetStatus.OutOfMemory ? throw new Sharding.CubbyOutOfMemoryException() : AfterSettling(shard, status != SetStatus.NotStored);
+        return status == SetStatus.OutOfMemory ? throw new Sharding.CubbyOutOfMemoryException() : AfterSettling(shard, status != SetStatus.NotStored, wrote: true);
     }
 
     public ValueTask<long> TimeToLive(byte[] key)
@@ -326,7 +327,7 @@ internal sealed partial class ShardGrain(
             result = TypedCalls.TimeToLive(shard, key);
         }
 
-        return AfterSettling(shard, result);
+        return AfterSettling(shard, result, wrote: false);
     }
 
     public ValueTask<long> Increment(byte[] key, long delta)
@@ -342,7 +343,7 @@ internal sealed partial class ShardGrain(
 
         return status switch
         {
-            UpdateStatus.Ok => AfterSettling(shard, result),
+            UpdateStatus.Ok => AfterSettling(shard, result, wrote: true),
             UpdateStatus.NotInteger => throw new InvalidOperationException("The value is not an integer or out of range."),
             UpdateStatus.Overflow => throw new InvalidOperationException("The increment would overflow."),
             _ => throw new Sharding.CubbyOutOfMemoryException(),
@@ -375,7 +376,7 @@ internal sealed partial class ShardGrain(
         var shard = Entries;
         var cleared = shard.Clear();
         shard.SealPendingChanges();
-        return AfterSettling(shard, cleared);
+        return AfterSettling(shard, cleared, wrote: true);
     }
 
     public ValueTask<bool> MoveHome()
@@ -415,13 +416,13 @@ internal sealed partial class ShardGrain(
     }
 
     /// <summary>
-    /// Answers <paramref name="result"/> once the shard settled every change made so far, this call's included
-    /// (<see cref="Shard.WhenSettledAsync"/>): nothing it wrote, or read, is answered before it would survive this silo,
+    /// Answers <paramref name="result"/> of a call that <paramref name="wrote"/> or only read once the shard settled
+    /// every change made so far, this call's included (<see cref="Shard.WhenSettledAsync"/>): nothing it wrote, or read, is answered before it would survive this silo,
     /// or while a near cache may serve what it replaced.
     /// </summary>
-    private static ValueTask<T> AfterSettling<T>(Shard shard, T result)
+    private static ValueTask<T> AfterSettling<T>(Shard shard, T result, bool wrote)
     {
-        var settled = shard.WhenSettledAsync();
+        var settled = shard.WhenSettledAsync(wrote);
         return settled.IsCompletedSuccessfully ? ValueTask.FromResult(result) : AwaitSettling(settled, result);
 
         static async ValueTask<T> AwaitSettling(ValueTask settled, T result)

@@ -49,11 +49,13 @@ internal static class NearCacheCommand
         using var redis = await ServerProcess.StartAsync(ServerKind.Redis, tools).ConfigureAwait(false);
         using var silo = await ServerProcess.StartAsync(ServerKind.Cubby, tools, ["--Cubby:Dashboard:Enabled", "false"]).ConfigureAwait(false);
 
-        var idle = Percentiles.Of(await PushDelay.MeasureAsync(silo.GatewayPort, rounds).ConfigureAwait(false));
-        await log.WriteLineAsync($"push delay, idle: {idle}").ConfigureAwait(false);
+        var idleSamples = await PushDelay.MeasureAsync(silo.GatewayPort, rounds).ConfigureAwait(false);
+        var idle = Percentiles.Of([.. idleSamples.Select(static sample => sample.AfterAcknowledgment)]);
+        var idleWrites = Percentiles.Of([.. idleSamples.Select(static sample => sample.Write)]);
+        await log.WriteLineAsync($"push delay, idle: {idle}; those writes took {idleWrites}").ConfigureAwait(false);
 
         // Measured again while the two processes load the silo, by a third client pair in this process.
-        var loaded = Percentiles.Empty;
+        var (loaded, loadedWrites) = (Percentiles.Empty, Percentiles.Empty);
         var results = new List<(string Stack, Staleness Staleness, double CpuPerOperation)>();
         foreach (var stack in CacheStacks.All)
         {
@@ -68,13 +70,15 @@ internal static class NearCacheCommand
                     return await PushDelay.MeasureAsync(silo.GatewayPort, int.MaxValue / 2, stopProbe.Token).ConfigureAwait(false);
                 })
                 : null;
-            var staleness = await RunStackAsync(stack, port, keys, callers, seconds, idle.P99 / 1000, log).ConfigureAwait(false);
+            var staleness = await RunStackAsync(stack, port, keys, callers, seconds, Math.Max(0, idle.P99) / 1000, log).ConfigureAwait(false);
             var cpu = server.CpuSeconds - cpuBefore;
             await stopProbe.CancelAsync().ConfigureAwait(false);
             if (probe is not null)
             {
-                loaded = Percentiles.Of(await probe.ConfigureAwait(false));
-                await log.WriteLineAsync($"push delay, under the load: {loaded}").ConfigureAwait(false);
+                var loadedSamples = await probe.ConfigureAwait(false);
+                loaded = Percentiles.Of([.. loadedSamples.Select(static sample => sample.AfterAcknowledgment)]);
+                loadedWrites = Percentiles.Of([.. loadedSamples.Select(static sample => sample.Write)]);
+                await log.WriteLineAsync($"push delay, under the load: {loaded}; those writes took {loadedWrites}").ConfigureAwait(false);
             }
 
             results.Add((stack, staleness, cpu * 1e6 / Math.Max(1, staleness.Reads + staleness.Writes)));
@@ -82,7 +86,7 @@ internal static class NearCacheCommand
 
         Directory.CreateDirectory(outDirectory);
         var stem = Path.Combine(outDirectory, $"{DateTime.UtcNow:yyyy-MM-dd}-near-cache");
-        await File.WriteAllTextAsync(stem + ".md", Markdown(results, idle, loaded, keys, callers, seconds)).ConfigureAwait(false);
+        await File.WriteAllTextAsync(stem + ".md", Markdown(results, (idle, idleWrites), (loaded, loadedWrites), keys, callers, seconds)).ConfigureAwait(false);
         if (tools.Gnuplot is { } gnuplot)
         {
             await NearCacheChart.WriteAsync(results.Select(static r => (r.Stack, r.Staleness)).ToList(), gnuplot, stem + ".svg").ConfigureAwait(false);
@@ -133,27 +137,27 @@ internal static class NearCacheCommand
         }
     }
 
-    private static string Markdown(List<(string Stack, Staleness Staleness, double CpuPerOperation)> results, Percentiles idle, Percentiles loaded, int keys, int callers, double seconds)
+    private static string Markdown(List<(string Stack, Staleness Staleness, double CpuPerOperation)> results, (Percentiles Delay, Percentiles Writes) idle, (Percentiles Delay, Percentiles Writes) loaded, int keys, int callers, double seconds)
     {
         var text = new StringBuilder()
             .AppendLine("# Near caches side by side")
             .AppendLine()
             .AppendLine(string.Create(CultureInfo.InvariantCulture, $"`dotnet run -c Release --project bench/Cubby.Load -- nearcache`: {Processes} client processes, {callers} callers each, {seconds:0} s; {keys:N0} keys drawn by Zipf's law (s = 0.99), 95 % reads, 5 % writes of {NearCacheWorker.ValueBytes} B values; each process writes only its own keys, one write at a time per key."))
             .AppendLine()
-            .AppendLine("Push delay, from a write's acknowledgment to another Cubby client's near cache having dropped its copy (0 when the invalidation came before the acknowledgment):")
+            .AppendLine("Push delay, from a write's acknowledgment to another Cubby client's near cache having dropped its copy (negative: the invalidation came before the acknowledgment), and how long those writes took:")
             .AppendLine()
-            .AppendLine($"- idle: {idle};")
-            .AppendLine($"- while the two processes load the silo: {loaded}.")
+            .AppendLine($"- idle: {idle.Delay}; writes {idle.Writes};")
+            .AppendLine($"- while the two processes load the silo: {loaded.Delay}; writes {loaded.Writes}.")
             .AppendLine()
             .AppendLine("A read is stale when it returned a version older than one acknowledged (by either process) before the read began; its age is how long before.")
             .AppendLine()
-            .Append("| Stack | Reads/s | Writes/s | Server CPU µs per op | Misses | Stale reads |");
+            .Append("| Stack | Reads/s | Writes/s | Write p50 µs | Write p99 µs | Server CPU µs per op | Misses | Stale reads |");
         foreach (var threshold in Staleness.Thresholds)
         {
             text.Append(CultureInfo.InvariantCulture, $" older than {threshold:0.#} ms |");
         }
 
-        text.AppendLine(" beyond idle push delay p99 | Oldest ms |").Append("|---|---:|---:|---:|---:|---:|");
+        text.AppendLine(" beyond idle push delay p99 | Oldest ms |").Append("|---|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var _ in Staleness.Thresholds)
         {
             text.Append("---:|");
@@ -162,7 +166,7 @@ internal static class NearCacheCommand
         text.AppendLine("---:|---:|");
         foreach (var (stack, s, cpu) in results)
         {
-            text.Append(CultureInfo.InvariantCulture, $"| {CacheStacks.Describe(stack)} | {s.Reads / s.Seconds:0} | {s.Writes / s.Seconds:0} | {cpu:0.00} | {s.Misses} | {s.Stale} |");
+            text.Append(CultureInfo.InvariantCulture, $"| {CacheStacks.Describe(stack)} | {s.Reads / s.Seconds:0} | {s.Writes / s.Seconds:0} | {s.WriteP50Us:0} | {s.WriteP99Us:0} | {cpu:0.00} | {s.Misses} | {s.Stale} |");
             foreach (var count in s.StaleBeyond)
             {
                 text.Append(CultureInfo.InvariantCulture, $" {count} |");
@@ -176,7 +180,7 @@ internal static class NearCacheCommand
 
     private static string Text(int value) => value.ToString(CultureInfo.InvariantCulture);
 
-    /// <summary>Push delays in microseconds, summarized.</summary>
+    /// <summary>Times in microseconds, summarized.</summary>
     private sealed record Percentiles(int Count, double P50, double P99, double Max)
     {
         public static Percentiles Empty { get; } = new(0, 0, 0, 0);

@@ -79,11 +79,12 @@ internal static class NearCacheWorker
                     }
 
                     var version = versions[key] + 1;
+                    var sent = Stopwatch.GetTimestamp();
                     await stack.WriteAsync(KeyName(key), Value(version)).ConfigureAwait(false);
                     var acked = Stopwatch.GetTimestamp();
                     versions[key] = version;
                     Volatile.Write(ref writing[key], 0);
-                    log.Writes.Add((key, version, acked));
+                    log.Writes.Add((key, version, sent, acked));
                 }
                 else
                 {

@@ -2,12 +2,12 @@ namespace Cubby.Load.NearCache;
 
 /// <summary>
 /// What one worker process did, for the parent to check across processes: every acknowledged write (key, version,
-/// when acknowledged) and every read (key, version returned, when begun). Times are <see cref="System.Diagnostics.Stopwatch"/>
+/// when sent, when acknowledged) and every read (key, version returned, when begun). Times are <see cref="System.Diagnostics.Stopwatch"/>
 /// timestamps, one monotonic clock for every process on the machine.
 /// </summary>
 internal sealed class OperationLog
 {
-    public List<(int Key, long Version, long AckedAt)> Writes { get; } = [];
+    public List<(int Key, long Version, long SentAt, long AckedAt)> Writes { get; } = [];
 
     public List<(int Key, long Version, long BeganAt)> Reads { get; } = [];
 
@@ -22,11 +22,12 @@ internal sealed class OperationLog
         writer.Write(Seconds);
         writer.Write(Misses);
         writer.Write(Writes.Count);
-        foreach (var (key, version, at) in Writes)
+        foreach (var (key, version, sent, acked) in Writes)
         {
             writer.Write(key);
             writer.Write(version);
-            writer.Write(at);
+            writer.Write(sent);
+            writer.Write(acked);
         }
 
         writer.Write(Reads.Count);
@@ -44,7 +45,7 @@ internal sealed class OperationLog
         var log = new OperationLog { Seconds = reader.ReadDouble(), Misses = reader.ReadInt64() };
         for (var i = reader.ReadInt32(); i > 0; i--)
         {
-            log.Writes.Add((reader.ReadInt32(), reader.ReadInt64(), reader.ReadInt64()));
+            log.Writes.Add((reader.ReadInt32(), reader.ReadInt64(), reader.ReadInt64(), reader.ReadInt64()));
         }
 
         for (var i = reader.ReadInt32(); i > 0; i--)

@@ -5,13 +5,14 @@ using Microsoft.Extensions.DependencyInjection;
 namespace Cubby.Load.NearCache;
 
 /// <summary>
-/// How long after a write's acknowledgment another client's near cache drops its copy: a near-cache client keeps a key,
+/// When another client's near cache drops its copy, against the write's acknowledgment: a near-cache client keeps a key,
 /// a second client writes it, and the time runs from the write's answer to the moment the first applied the
-/// invalidation (0 when it came first: the shard sends it before it answers the write).
+/// invalidation (negative when it came first: the shard answers a write once the near caches holding its key took
+/// the invalidation). Each sample also has how long the write took, a near cache holding its key.
 /// </summary>
 internal static class PushDelay
 {
-    public static async Task<List<double>> MeasureAsync(int gatewayPort, int rounds, CancellationToken stop = default)
+    public static async Task<List<(double AfterAcknowledgment, double Write)>> MeasureAsync(int gatewayPort, int rounds, CancellationToken stop = default)
     {
         await using var readerServices = Client(gatewayPort, nearCache: true);
         await using var writerServices = Client(gatewayPort, nearCache: false);
@@ -32,7 +33,7 @@ internal static class PushDelay
             await writer.PutAsync(key, "v"u8.ToArray(), cancellationToken: CancellationToken.None).ConfigureAwait(false);
         }
 
-        var delays = new List<double>();
+        var samples = new List<(double AfterAcknowledgment, double Write)>();
         var warmUp = Math.Min(200, rounds / 10);
         for (var i = 0; i < rounds + warmUp && !stop.IsCancellationRequested; i++)
         {
@@ -43,6 +44,7 @@ internal static class PushDelay
                 await applied.WaitAsync(CancellationToken.None).ConfigureAwait(false);
             }
 
+            var sent = Stopwatch.GetTimestamp();
             await writer.PutAsync(key, "w"u8.ToArray(), cancellationToken: CancellationToken.None).ConfigureAwait(false);
             var acknowledged = Stopwatch.GetTimestamp();
             if (!await applied.WaitAsync(TimeSpan.FromSeconds(5), CancellationToken.None).ConfigureAwait(false))
@@ -52,11 +54,11 @@ internal static class PushDelay
 
             if (i >= warmUp)
             {
-                delays.Add(Math.Max(0, Stopwatch.GetElapsedTime(acknowledged, Volatile.Read(ref arrivedAt)).TotalMicroseconds));
+                samples.Add((Stopwatch.GetElapsedTime(acknowledged, Volatile.Read(ref arrivedAt)).TotalMicroseconds, Stopwatch.GetElapsedTime(sent, acknowledged).TotalMicroseconds));
             }
         }
 
-        return delays;
+        return samples;
     }
 
     private static async Task KeepAsync(CubbyClient reader, Cubby.Client.NearCaching.NearCache near, string key)

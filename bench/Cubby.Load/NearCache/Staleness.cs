@@ -6,7 +6,7 @@ namespace Cubby.Load.NearCache;
 /// Reads that returned a value older than one acknowledged before they began, from every worker's log: a read of
 /// version v is stale when version v+1 had been acknowledged by the time it began, and its staleness is how long before.
 /// </summary>
-internal sealed record Staleness(long Reads, long Writes, long Misses, double Seconds, long Stale, long[] StaleBeyond, double MaxAgeMs)
+internal sealed record Staleness(long Reads, long Writes, long Misses, double Seconds, long Stale, long[] StaleBeyond, double MaxAgeMs, double WriteP50Us, double WriteP99Us)
 {
     /// <summary>The ages, in milliseconds, <see cref="StaleBeyond"/> counts reads staler than.</summary>
     public static IReadOnlyList<double> Thresholds { get; } = [1, 10, 100, 1000];
@@ -19,7 +19,7 @@ internal sealed record Staleness(long Reads, long Writes, long Misses, double Se
             acked[key] = [];
         }
 
-        foreach (var (key, version, at) in logs.SelectMany(static log => log.Writes).OrderBy(static write => write.Version))
+        foreach (var (key, version, _, at) in logs.SelectMany(static log => log.Writes).OrderBy(static write => write.Version))
         {
             // Versions of a key are written one at a time, from 1 up: version v sits at index v - 1.
             if (acked[key].Count == version - 1)
@@ -57,7 +57,16 @@ internal sealed record Staleness(long Reads, long Writes, long Misses, double Se
             logs.Max(static log => log.Seconds),
             stale,
             beyond,
-            maxAge);
+            maxAge,
+            WritePercentile(logs, 0.5),
+            WritePercentile(logs, 0.99));
+    }
+
+    /// <summary>The write latency, in microseconds, that <paramref name="fraction"/> of the writes took at most.</summary>
+    private static double WritePercentile(IReadOnlyList<OperationLog> logs, double fraction)
+    {
+        var latencies = logs.SelectMany(static log => log.Writes).Select(static write => Stopwatch.GetElapsedTime(write.SentAt, write.AckedAt).TotalMicroseconds).Order().ToArray();
+        return latencies.Length == 0 ? 0 : latencies[Math.Min(latencies.Length - 1, (int)(latencies.Length * fraction))];
     }
 
     /// <summary>Stale reads older than the measured push delay p99 (the last of <see cref="StaleBeyond"/>).</summary>

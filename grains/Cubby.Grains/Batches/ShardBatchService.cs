@@ -35,7 +35,7 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
     {
         ArgumentNullException.ThrowIfNull(operations);
         var results = new ShardOperationResult[operations.Length];
-        List<Shard>? unsettled = null;
+        UnsettledShards? unsettled = null;
         for (var i = 0; i < operations.Length; i++)
         {
             results[i] = RunOne(operations[i], reader, ref unsettled);
@@ -48,13 +48,14 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
     /// Answers once every shard the batch ran on settled what it wrote (and what it read; <see cref="Shard.WhenSettledAsync"/>):
     /// the operations of a shard whose replicas failed it are answered as failed, for the client to call the grain.
     /// </summary>
-    private static async ValueTask<ShardOperationResult[]> AfterSettlingAsync(ShardOperation[] operations, ShardOperationResult[] results, List<Shard> shards)
+    private static async ValueTask<ShardOperationResult[]> AfterSettlingAsync(ShardOperation[] operations, ShardOperationResult[] results, UnsettledShards shards)
     {
-        foreach (var shard in shards)
+        for (var s = 0; s < shards.Count; s++)
         {
+            var (shard, wrote) = shards[s];
             try
             {
-                await shard.WhenSettledAsync().ConfigureAwait(true);
+                await shard.WhenSettledAsync(wrote).ConfigureAwait(true);
             }
             catch (InvalidOperationException)
             {
@@ -89,7 +90,7 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         return ValueTask.FromResult(slots.Order().ToArray());
     }
 
-    private ShardOperationResult RunOne(ShardOperation operation, int reader, ref List<Shard>? unsettled)
+    private ShardOperationResult RunOne(ShardOperation operation, int reader, ref UnsettledShards? unsettled)
     {
         if (operation is null || operation.Slot < 0 || operation.Slot >= catalog.SlotCount)
         {
@@ -123,9 +124,10 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         finally
         {
             shard.ExitTurn();
-            if (shard.Unsettled && (unsettled ??= []) is var shards && !shards.Contains(shard))
+            var wrote = operation.Kind is ShardOperationKind.Set or ShardOperationKind.Remove;
+            if (shard.MustSettle(wrote))
             {
-                shards.Add(shard);
+                (unsettled ??= new()).Note(shard, wrote);
             }
         }
     }

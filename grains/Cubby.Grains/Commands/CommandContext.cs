@@ -21,7 +21,7 @@ internal sealed class CommandContext
     private long _misses;
     private List<int>? _boundaries;
     private ArrayBufferWriter<byte>? _captured;
-    private List<Shard>? _unsettled;
+    private UnsettledShards? _unsettled;
 
     /// <param name="catalog">The shards this silo holds, their settings and their clock.</param>
     /// <param name="output">Where replies are written.</param>
@@ -75,14 +75,15 @@ internal sealed class CommandContext
     public bool AwaitsSettling => _unsettled is { Count: > 0 };
 
     /// <summary>
-    /// Notes that a command ran on <paramref name="shard"/>, whose turn it has released: if the shard is unsettled, its
-    /// reply must not reach the client before the shard settled what it changed by then (<see cref="WhenSettledAsync"/>).
+    /// Notes that a command that <paramref name="wrote"/> or only read ran on <paramref name="shard"/>, whose turn it has
+    /// released: its reply must not reach the client before the shard settled what it changed by then
+    /// (<see cref="WhenSettledAsync"/>).
     /// </summary>
-    public void RanOn(Shard shard)
+    public void RanOn(Shard shard, bool wrote)
     {
-        if (shard.Unsettled && !(_unsettled ??= []).Contains(shard))
+        if (shard.MustSettle(wrote))
         {
-            _unsettled.Add(shard);
+            (_unsettled ??= new()).Note(shard, wrote);
         }
     }
 
@@ -97,9 +98,9 @@ internal sealed class CommandContext
 
         try
         {
-            foreach (var shard in shards)
+            for (var i = 0; i < shards.Count; i++)
             {
-                await shard.WhenSettledAsync().ConfigureAwait(false);
+                await shards[i].Shard.WhenSettledAsync(shards[i].Wrote).ConfigureAwait(false);
             }
         }
         finally

@@ -62,7 +62,7 @@ internal static class KeyCommandRunner
         finally
         {
             shard.ExitTurn();
-            context.RanOn(shard);
+            context.RanOn(shard, !command.ReadsOnly);
         }
 
         return true;
@@ -135,7 +135,7 @@ internal static class KeyCommandRunner
             foreach (var shard in entered.AsSpan(0, held))
             {
                 shard.ExitTurn();
-                context.RanOn(shard);
+                context.RanOn(shard, !command.ReadsOnly);
             }
 
             ArrayPool<Shard>.Shared.Return(entered, clearArray: true);

@@ -13,8 +13,10 @@ internal sealed class RelayedCommandRunner(ShardCatalog catalog, RespEndpointSou
     [ThreadStatic]
     private static RelayState? t_state;
 
-    public RelayedReply Run(Shard shard, RelayedCommand relayed)
+    /// <summary>Runs <paramref name="relayed"/> on <paramref name="shard"/>; <paramref name="wrote"/>: whether it may have changed the shard.</summary>
+    public RelayedReply Run(Shard shard, RelayedCommand relayed, out bool wrote)
     {
+        wrote = false;
         var state = t_state is { } cached && ReferenceEquals(cached.Catalog, catalog) ? cached : t_state = new RelayState(catalog, respEndpoint);
         var (context, request, reply, boundaries) = (state.Context, state.Request, state.Reply, state.Boundaries);
         reply.ResetWrittenCount();
@@ -29,6 +31,7 @@ internal sealed class RelayedCommandRunner(ShardCatalog catalog, RespEndpointSou
             return Take(state);
         }
 
+        wrote = !command.ReadsOnly;
         if (command.Merge == ReplyMerge.ByKey)
         {
             context.TrackBoundaries(reply, boundaries);

@@ -46,6 +46,12 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         _shards = new ShardCalls(grains, _options.SlotCount, _options.OperationTimeout, gateway, batches);
         _copyValues = gateway is null;
         _near = nearCache is var (cache, renewals) ? new NearCacheReads(cache, renewals, _shards) : null;
+
+        // While the connection still works, so that writes stop waiting for this client's near cache as it closes.
+        if (_near is { } near)
+        {
+            gateway?.BeforeStop(near.ReleaseAsync);
+        }
     }
 
     /// <summary>The batches per silo, when calls through the gateway are coalesced.</summary>

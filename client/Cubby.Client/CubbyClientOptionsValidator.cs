@@ -62,6 +62,11 @@ internal sealed class CubbyClientOptionsValidator(ClientRuntime runtime) : IVali
         {
             failures.Add($"Cubby:Client:NearCache:MaxStaleness must be at least 100 ms (was {options.NearCache.MaxStaleness}).");
         }
+
+        if (!Enum.IsDefined(options.NearCache.Coherence))
+        {
+            failures.Add($"Cubby:Client:NearCache:Coherence must be Strict or Pushed (was {(int)options.NearCache.Coherence}).");
+        }
     }
 
     private static void ValidateGateways(CubbyClientOptions options, List<string> failures)

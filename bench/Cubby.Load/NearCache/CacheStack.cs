@@ -1,3 +1,5 @@
+using Cubby.Client;
+
 namespace Cubby.Load.NearCache;
 
 /// <summary>One way an app caches with an in-process copy: how it reads and writes a key.</summary>
@@ -17,14 +19,24 @@ internal interface ICacheStack : IAsyncDisposable
 internal static class CacheStacks
 {
     public const string Cubby = "cubby-near";
+    public const string CubbyPushed = "cubby-near-pushed";
     public const string Hybrid = "hybrid-redis";
     public const string Fusion = "fusion-redis";
 
-    public static IReadOnlyList<string> All { get; } = [Cubby, Hybrid, Fusion];
+    public static IReadOnlyList<string> All { get; } = [Cubby, CubbyPushed, Hybrid, Fusion];
+
+    /// <summary>The near cache's coherence of a Cubby stack; null for the others.</summary>
+    public static NearCacheCoherence? CoherenceOf(string stack) => stack switch
+    {
+        Cubby => NearCacheCoherence.Strict,
+        CubbyPushed => NearCacheCoherence.Pushed,
+        _ => null,
+    };
 
     public static string Describe(string stack) => stack switch
     {
-        Cubby => "Cubby client with its near cache, on a Cubby silo",
+        Cubby => "Cubby client with its near cache (strict: writes wait for it), on a Cubby silo",
+        CubbyPushed => "Cubby client with its near cache (pushed: writes do not wait), on a Cubby silo",
         Hybrid => "HybridCache (L1) over RedisCache on Redis",
         Fusion => "FusionCache (L1) with RedisCache and its Redis backplane on Redis",
         _ => stack,
@@ -35,7 +47,7 @@ internal static class CacheStacks
     {
         ICacheStack stack = name switch
         {
-            Cubby => new CubbyNearStack(port),
+            Cubby or CubbyPushed => new CubbyNearStack(port, CoherenceOf(name)!.Value),
             Hybrid => new HybridStack(port),
             Fusion => new FusionStack(port),
             _ => throw new HarnessException($"unknown stack {name}"),

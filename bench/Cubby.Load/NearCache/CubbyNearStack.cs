@@ -3,19 +3,20 @@ using Microsoft.Extensions.DependencyInjection;
 
 namespace Cubby.Load.NearCache;
 
-/// <summary>Cubby's gateway client with its near cache on, as an app turns it on.</summary>
+/// <summary>Cubby's gateway client with its near cache on, as an app turns it on, with the given coherence.</summary>
 internal sealed class CubbyNearStack : ICacheStack
 {
     private readonly ServiceProvider _services;
     private readonly ICubbyClient _client;
 
-    public CubbyNearStack(int gatewayPort)
+    public CubbyNearStack(int gatewayPort, NearCacheCoherence coherence)
     {
         _services = new ServiceCollection()
             .AddCubbyClient(o =>
             {
                 o.Endpoints.Add($"127.0.0.1:{gatewayPort}");
                 o.NearCache.Enabled = true;
+                o.NearCache.Coherence = coherence;
             })
             .Services.BuildServiceProvider();
         _client = _services.GetRequiredService<ICubbyClient>();

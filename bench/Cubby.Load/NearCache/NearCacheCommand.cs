@@ -1,12 +1,14 @@
 using System.Globalization;
 using System.Text;
+using Cubby.Client;
 
 namespace Cubby.Load.NearCache;
 
 /// <summary>
 /// <c>nearcache [--seconds S] [--keys N] [--callers C] [--rounds R] [--out DIR] [--silo PATH]</c>: apps with an
-/// in-process copy of the cache, side by side in one run: Cubby's client with its near cache on a Cubby silo,
-/// HybridCache over RedisCache on Redis, and FusionCache with its Redis backplane on Redis.
+/// in-process copy of the cache, side by side in one run: Cubby's client with its near cache on a Cubby silo, strict and
+/// pushed (<see cref="NearCacheCoherence"/>), HybridCache over RedisCache on Redis, and FusionCache with its Redis
+/// backplane on Redis.
 /// <list type="bullet">
 /// <item>Push delay: from a write's acknowledgment to another Cubby client's near cache dropping its copy.</item>
 /// <item>Zipf load from two client processes (<see cref="NearCacheWorker"/>): 95 % reads, 5 % writes, keys drawn by
@@ -49,36 +51,38 @@ internal static class NearCacheCommand
         using var redis = await ServerProcess.StartAsync(ServerKind.Redis, tools).ConfigureAwait(false);
         using var silo = await ServerProcess.StartAsync(ServerKind.Cubby, tools, ["--Cubby:Dashboard:Enabled", "false"]).ConfigureAwait(false);
 
-        var idleSamples = await PushDelay.MeasureAsync(silo.GatewayPort, rounds).ConfigureAwait(false);
-        var idle = Percentiles.Of([.. idleSamples.Select(static sample => sample.AfterAcknowledgment)]);
-        var idleWrites = Percentiles.Of([.. idleSamples.Select(static sample => sample.Write)]);
-        await log.WriteLineAsync($"push delay, idle: {idle}; those writes took {idleWrites}").ConfigureAwait(false);
+        var idle = new Dictionary<NearCacheCoherence, PushDelays>();
+        foreach (var coherence in Enum.GetValues<NearCacheCoherence>())
+        {
+            idle[coherence] = PushDelays.Of(await PushDelay.MeasureAsync(silo.GatewayPort, coherence, rounds).ConfigureAwait(false));
+            await log.WriteLineAsync($"push delay, idle, {coherence}: {idle[coherence]}").ConfigureAwait(false);
+        }
 
         // Measured again while the two processes load the silo, by a third client pair in this process.
-        var (loaded, loadedWrites) = (Percentiles.Empty, Percentiles.Empty);
+        var loaded = new Dictionary<NearCacheCoherence, PushDelays>();
         var results = new List<(string Stack, Staleness Staleness, double CpuPerOperation)>();
         foreach (var stack in CacheStacks.All)
         {
-            var server = stack == CacheStacks.Cubby ? silo : redis;
-            var port = stack == CacheStacks.Cubby ? silo.GatewayPort : redis.Port;
+            var coherence = CacheStacks.CoherenceOf(stack);
+            var server = coherence is null ? redis : silo;
+            var port = coherence is null ? redis.Port : silo.GatewayPort;
             var cpuBefore = server.CpuSeconds;
             using var stopProbe = new CancellationTokenSource();
-            var probe = stack == CacheStacks.Cubby
+            var probe = coherence is { } mode
                 ? Task.Run(async () =>
                 {
                     await Task.Delay(TimeSpan.FromSeconds(11)).ConfigureAwait(false);
-                    return await PushDelay.MeasureAsync(silo.GatewayPort, int.MaxValue / 2, stopProbe.Token).ConfigureAwait(false);
+                    return await PushDelay.MeasureAsync(silo.GatewayPort, mode, int.MaxValue / 2, stopProbe.Token).ConfigureAwait(false);
                 })
                 : null;
-            var staleness = await RunStackAsync(stack, port, keys, callers, seconds, Math.Max(0, idle.P99) / 1000, log).ConfigureAwait(false);
+            var pushDelayMs = Math.Max(0, idle[coherence ?? NearCacheCoherence.Pushed].Delay.P99) / 1000;
+            var staleness = await RunStackAsync(stack, port, keys, callers, seconds, pushDelayMs, log).ConfigureAwait(false);
             var cpu = server.CpuSeconds - cpuBefore;
             await stopProbe.CancelAsync().ConfigureAwait(false);
             if (probe is not null)
             {
-                var loadedSamples = await probe.ConfigureAwait(false);
-                loaded = Percentiles.Of([.. loadedSamples.Select(static sample => sample.AfterAcknowledgment)]);
-                loadedWrites = Percentiles.Of([.. loadedSamples.Select(static sample => sample.Write)]);
-                await log.WriteLineAsync($"push delay, under the load: {loaded}; those writes took {loadedWrites}").ConfigureAwait(false);
+                loaded[coherence!.Value] = PushDelays.Of(await probe.ConfigureAwait(false));
+                await log.WriteLineAsync($"push delay, under the load, {coherence}: {loaded[coherence.Value]}").ConfigureAwait(false);
             }
 
             results.Add((stack, staleness, cpu * 1e6 / Math.Max(1, staleness.Reads + staleness.Writes)));
@@ -86,7 +90,7 @@ internal static class NearCacheCommand
 
         Directory.CreateDirectory(outDirectory);
         var stem = Path.Combine(outDirectory, $"{DateTime.UtcNow:yyyy-MM-dd}-near-cache");
-        await File.WriteAllTextAsync(stem + ".md", Markdown(results, (idle, idleWrites), (loaded, loadedWrites), keys, callers, seconds)).ConfigureAwait(false);
+        await File.WriteAllTextAsync(stem + ".md", Markdown(results, idle, loaded, keys, callers, seconds)).ConfigureAwait(false);
         if (tools.Gnuplot is { } gnuplot)
         {
             await NearCacheChart.WriteAsync(results.Select(static r => (r.Stack, r.Staleness)).ToList(), gnuplot, stem + ".svg").ConfigureAwait(false);
@@ -137,7 +141,7 @@ internal static class NearCacheCommand
         }
     }
 
-    private static string Markdown(List<(string Stack, Staleness Staleness, double CpuPerOperation)> results, (Percentiles Delay, Percentiles Writes) idle, (Percentiles Delay, Percentiles Writes) loaded, int keys, int callers, double seconds)
+    private static string Markdown(List<(string Stack, Staleness Staleness, double CpuPerOperation)> results, Dictionary<NearCacheCoherence, PushDelays> idle, Dictionary<NearCacheCoherence, PushDelays> loaded, int keys, int callers, double seconds)
     {
         var text = new StringBuilder()
             .AppendLine("# Near caches side by side")
@@ -145,10 +149,14 @@ internal static class NearCacheCommand
             .AppendLine(string.Create(CultureInfo.InvariantCulture, $"`dotnet run -c Release --project bench/Cubby.Load -- nearcache`: {Processes} client processes, {callers} callers each, {seconds:0} s; {keys:N0} keys drawn by Zipf's law (s = 0.99), 95 % reads, 5 % writes of {NearCacheWorker.ValueBytes} B values; each process writes only its own keys, one write at a time per key."))
             .AppendLine()
             .AppendLine("Push delay, from a write's acknowledgment to another Cubby client's near cache having dropped its copy (negative: the invalidation came before the acknowledgment), and how long those writes took:")
-            .AppendLine()
-            .AppendLine($"- idle: {idle.Delay}; writes {idle.Writes};")
-            .AppendLine($"- while the two processes load the silo: {loaded.Delay}; writes {loaded.Writes}.")
-            .AppendLine()
+            .AppendLine();
+        foreach (var (coherence, delays) in idle)
+        {
+            text.AppendLine($"- {coherence}, idle: {delays};")
+                .AppendLine($"- {coherence}, while the two processes load the silo: {(loaded.TryGetValue(coherence, out var underLoad) ? underLoad : "not measured")}.");
+        }
+
+        text.AppendLine()
             .AppendLine("A read is stale when it returned a version older than one acknowledged (by either process) before the read began; its age is how long before.")
             .AppendLine()
             .Append("| Stack | Reads/s | Writes/s | Write p50 µs | Write p99 µs | Server CPU µs per op | Misses | Stale reads |");
@@ -179,6 +187,15 @@ internal static class NearCacheCommand
     }
 
     private static string Text(int value) => value.ToString(CultureInfo.InvariantCulture);
+
+    /// <summary>Push delays and the probe writes' times.</summary>
+    private sealed record PushDelays(Percentiles Delay, Percentiles Writes)
+    {
+        public static PushDelays Of(List<(double AfterAcknowledgment, double Write)> samples) =>
+            new(Percentiles.Of([.. samples.Select(static sample => sample.AfterAcknowledgment)]), Percentiles.Of([.. samples.Select(static sample => sample.Write)]));
+
+        public override string ToString() => $"{Delay}; those writes took {Writes}";
+    }
 
     /// <summary>Times in microseconds, summarized.</summary>
     private sealed record Percentiles(int Count, double P50, double P99, double Max)

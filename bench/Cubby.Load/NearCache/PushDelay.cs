@@ -12,10 +12,10 @@ namespace Cubby.Load.NearCache;
 /// </summary>
 internal static class PushDelay
 {
-    public static async Task<List<(double AfterAcknowledgment, double Write)>> MeasureAsync(int gatewayPort, int rounds, CancellationToken stop = default)
+    public static async Task<List<(double AfterAcknowledgment, double Write)>> MeasureAsync(int gatewayPort, NearCacheCoherence coherence, int rounds, CancellationToken stop = default)
     {
-        await using var readerServices = Client(gatewayPort, nearCache: true);
-        await using var writerServices = Client(gatewayPort, nearCache: false);
+        await using var readerServices = Client(gatewayPort, coherence);
+        await using var writerServices = Client(gatewayPort, coherence: null);
         var reader = (CubbyClient)readerServices.GetRequiredService<ICubbyClient>();
         var writer = writerServices.GetRequiredService<ICubbyClient>();
         var near = reader.NearCache!;
@@ -82,12 +82,13 @@ internal static class PushDelay
         }
     }
 
-    private static ServiceProvider Client(int gatewayPort, bool nearCache) =>
+    private static ServiceProvider Client(int gatewayPort, NearCacheCoherence? coherence) =>
         new ServiceCollection()
             .AddCubbyClient(o =>
             {
                 o.Endpoints.Add($"127.0.0.1:{gatewayPort}");
-                o.NearCache.Enabled = nearCache;
+                o.NearCache.Enabled = coherence is not null;
+                o.NearCache.Coherence = coherence ?? o.NearCache.Coherence;
             })
             .Services.BuildServiceProvider();
 }

@@ -18,11 +18,21 @@ internal sealed partial class GatewayConnection(
 
     private readonly Lock _gate = new();
     private readonly CancellationTokenSource _stopping = new();
+    private readonly List<Func<Task>> _beforeStop = [];
     private Task? _connecting;
     private volatile bool _connected;
     private bool _stopped;
 
     public bool IsConnected => _connected;
+
+    /// <summary>Has <paramref name="goodbye"/> run, while the connection still works, before it is closed.</summary>
+    public void BeforeStop(Func<Task> goodbye)
+    {
+        lock (_gate)
+        {
+            _beforeStop.Add(goodbye);
+        }
+    }
 
     /// <summary>Completes once connected, or fails after <see cref="CubbyClientOptions.ConnectTimeout"/>; connecting goes on.</summary>
     public async Task ConnectAsync(CancellationToken cancellationToken)
@@ -76,6 +86,11 @@ internal sealed partial class GatewayConnection(
             {
                 // Stopped while still connecting (or it had failed): there is no connection to close.
                 return;
+            }
+
+            foreach (var goodbye in _beforeStop)
+            {
+                await goodbye().WaitAsync(cancellationToken).ConfigureAwait(false);
             }
 
             await ((IHostedService)client).StopAsync(cancellationToken).ConfigureAwait(false);

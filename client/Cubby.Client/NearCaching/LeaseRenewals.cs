@@ -13,6 +13,8 @@ internal sealed class LeaseRenewals : IDisposable
     private readonly NearCache _cache;
     private readonly Func<SiloAddress, IShardBatchService> _serviceAt;
     private readonly LiveGateways _live;
+    private static readonly TimeSpan ReleaseTimeout = TimeSpan.FromSeconds(1);
+
     private readonly ITimer _timer;
 
     public LeaseRenewals(NearCache cache, Func<SiloAddress, IShardBatchService> serviceAt, LiveGateways live)
@@ -28,6 +30,31 @@ internal sealed class LeaseRenewals : IDisposable
         if (link.TryStartRenewal())
         {
             _ = RenewAsync(link);
+        }
+    }
+
+    /// <summary>
+    /// Stops serving what any silo tracked, then tells each silo, so that no change waits for this client while it
+    /// closes; a silo not told in time waits at most until this client's lease there runs out.
+    /// </summary>
+    public async Task ReleaseAsync()
+    {
+        _timer.Dispose();
+        var links = _cache.Links.ToArray();
+        foreach (var link in links)
+        {
+            link.EndEpoch();
+        }
+
+        try
+        {
+            // Only silos that gave a lease: the proxies are the renewals' own, as the app's services may be closing too.
+            await Task.WhenAll(links.Where(static link => link.Service is not null).Select(static link => link.Service!.Release(link.Reference).AsTask()))
+                .WaitAsync(ReleaseTimeout).ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is not OutOfMemoryException)
+        {
+            // Best effort: the leases end by themselves.
         }
     }
 
@@ -53,7 +80,7 @@ internal sealed class LeaseRenewals : IDisposable
         var sentAt = _cache.Clock.Now;
         try
         {
-            var lease = await _serviceAt(link.Gateway).Renew(link.Reference, TimeSpan.FromMilliseconds(_cache.MaxStaleness)).ConfigureAwait(false);
+            var lease = await (link.Service ??= _serviceAt(link.Gateway)).Renew(link.Reference, _cache.Terms).ConfigureAwait(false);
             link.Renewed(lease, sentAt, _cache.MaxStaleness);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)

@@ -47,6 +47,7 @@ internal sealed class NearCache : IDisposable
         Clock = new NearCacheClock(time);
         Metrics = metrics;
         MaxStaleness = (long)options.MaxStaleness.TotalMilliseconds;
+        Terms = new NearCacheTerms(options.MaxStaleness, options.Coherence == NearCacheCoherence.Strict);
         _newLink = gateway =>
         {
             var link = new TrackerLink(gateway, this);
@@ -58,6 +59,9 @@ internal sealed class NearCache : IDisposable
 
     /// <summary><see cref="NearCacheOptions.MaxStaleness"/> in milliseconds.</summary>
     public long MaxStaleness { get; }
+
+    /// <summary>What this cache asks of the silos when it renews its leases.</summary>
+    public NearCacheTerms Terms { get; }
 
     public NearCacheClock Clock { get; }
 

@@ -27,4 +27,10 @@ public sealed class NearCacheOptions
     /// per period. 1 s by default; at least 100 ms.
     /// </summary>
     public TimeSpan MaxStaleness { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>
+    /// Whether writes anywhere wait for this near cache to drop what they replace (<see cref="NearCacheCoherence.Strict"/>,
+    /// the default) or only push it the change (<see cref="NearCacheCoherence.Pushed"/>).
+    /// </summary>
+    public NearCacheCoherence Coherence { get; set; } = NearCacheCoherence.Strict;
 }

@@ -66,6 +66,9 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
     /// <summary>Drops <paramref name="key"/> before and after this client changes it, so it reads its own writes.</summary>
     public void Drop(string key) => cache.Drop(key);
 
+    /// <summary>Stops serving and tells the silos, so that writes do not wait for this client as it closes.</summary>
+    public Task ReleaseAsync() => renewals.ReleaseAsync();
+
     public void Dispose()
     {
         renewals.Dispose();

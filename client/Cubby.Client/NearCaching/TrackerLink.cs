@@ -20,6 +20,9 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
     /// <summary>The silo's gateway address: where its tracked reads and renewals go.</summary>
     public SiloAddress Gateway { get; } = gateway;
 
+    /// <summary>The silo's batch service, where renewals go; set by the first renewal.</summary>
+    public IShardBatchService? Service { get; set; }
+
     /// <summary>The Orleans reference the silo calls; set once the client created it.</summary>
     public INearCacheReader Reference { get; set; } = null!;
 

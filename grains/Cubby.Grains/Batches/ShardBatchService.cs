@@ -22,12 +22,23 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         return Run(operations, catalog.Tracking is { } tracking ? tracking.NumberOf(reader).Number : -1);
     }
 
-    public ValueTask<NearCacheLease> Renew(INearCacheReader reader, TimeSpan term)
+    public ValueTask<NearCacheLease> Renew(INearCacheReader reader, NearCacheTerms terms)
     {
         ArgumentNullException.ThrowIfNull(reader);
-        ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(term, TimeSpan.Zero);
+        if (terms.Lease <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(terms), terms.Lease, "A near cache's lease must be longer than zero.");
+        }
+
         var tracking = catalog.Tracking ?? throw new InvalidOperationException("This silo's shards keep no near caches.");
-        return ValueTask.FromResult(tracking.NumberOf(reader).Link.Renew(term));
+        return ValueTask.FromResult(tracking.NumberOf(reader).Link.Renew(terms));
+    }
+
+    public ValueTask Release(INearCacheReader reader)
+    {
+        ArgumentNullException.ThrowIfNull(reader);
+        catalog.Tracking?.LinkOf(reader)?.Release();
+        return ValueTask.CompletedTask;
     }
 
     /// <summary>Runs the batch; <paramref name="reader"/> is the number of the near cache its tracked reads are for, or -1.</summary>

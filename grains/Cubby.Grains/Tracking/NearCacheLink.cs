@@ -23,13 +23,17 @@ internal sealed class NearCacheLink : ReaderLink
     private readonly ReadTracking _owner;
     private readonly SerialBatches<(long Number, KeyInvalidation Invalidation)> _batches;
     private readonly Lock _gate = new();
-    private readonly List<(long Number, TaskCompletionSource Told)> _waiting = [];
+    private TaskCompletionSource _settled = new();
+    private ITimer? _leaseTimer;
+    private long _leaseTimerDue = long.MaxValue;
     private long _posted;
     private long _taken;
     private long _lost;
     private long _leasesEndAt;
     private long _incarnation;
     private long _heardAt;
+    private bool _changesWait;
+    private bool _released;
 
     public NearCacheLink(ReadTracking owner, INearCacheReader reader)
     {
@@ -50,19 +54,36 @@ internal sealed class NearCacheLink : ReaderLink
     public void Heard() => Volatile.Write(ref _heardAt, _owner.Time.GetTimestamp());
 
     /// <summary>
-    /// The reader renews its lease for <paramref name="term"/>: what it is told (which link this is, and how many
-    /// invalidations it has had), and, from now on, when the lease it may take from that answer ends at the latest.
+    /// The reader renews its lease on <paramref name="terms"/>: what it is told (which link this is, and how many
+    /// invalidations it has had), and, from now on, when the lease it may take from that answer ends at the latest, and
+    /// whether changes wait for it.
     /// </summary>
-    public NearCacheLease Renew(TimeSpan term)
+    public NearCacheLease Renew(NearCacheTerms terms)
     {
         var now = _owner.Time.GetTimestamp();
         Heard();
         lock (_gate)
         {
+            // Before its first renewal the reader serves nothing, and it takes no lease without every invalidation
+            // queued by then: changes made before this one need not have waited for it.
+            _changesWait = terms.ChangesWait && !_released;
+
             // The reader counts its lease from before it sent the renewal, so it ends before this bound.
-            _leasesEndAt = Math.Max(_leasesEndAt, now + (long)(term.TotalSeconds * _owner.Time.TimestampFrequency));
+            _leasesEndAt = Math.Max(_leasesEndAt, now + (long)(terms.Lease.TotalSeconds * _owner.Time.TimestampFrequency));
             return new NearCacheLease(_incarnation, _posted);
         }
+    }
+
+    /// <summary>The reader stopped serving what it read through this link: no change waits for it any more.</summary>
+    public void Release()
+    {
+        lock (_gate)
+        {
+            _released = true;
+            _changesWait = false;
+        }
+
+        Wake();
     }
 
     public override long Enqueue(KeyInvalidation invalidation)
@@ -80,7 +101,7 @@ internal sealed class NearCacheLink : ReaderLink
                 _batches.Post((number, invalidation));
             }
 
-            return number;
+            return _changesWait ? number : 0;
         }
     }
 
@@ -90,46 +111,86 @@ internal sealed class NearCacheLink : ReaderLink
     /// </summary>
     public ValueTask WhenToldAsync(long number)
     {
-        TaskCompletionSource? told = null;
-        long remaining;
+        Task settled;
+        long leasesEndAt;
         lock (_gate)
         {
-            remaining = _leasesEndAt - _owner.Time.GetTimestamp();
-            if (Told(number) || remaining <= 0)
+            leasesEndAt = _leasesEndAt;
+            if (!Waits(number, leasesEndAt, out settled))
             {
                 return ValueTask.CompletedTask;
             }
-
-            if (number > _lost)
-            {
-                told = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-                _waiting.Add((number, told));
-            }
         }
 
-        return WaitAsync(told?.Task, TimeSpan.FromSeconds((double)remaining / _owner.Time.TimestampFrequency), _owner.Time);
-
-        static async ValueTask WaitAsync(Task? told, TimeSpan remaining, TimeProvider time)
-        {
-            if (told is null)
-            {
-                await Task.Delay(remaining, time).ConfigureAwait(false);
-                return;
-            }
-
-            try
-            {
-                await told.WaitAsync(remaining, time).ConfigureAwait(false);
-            }
-            catch (TimeoutException)
-            {
-                // The reader's leases ran out: it serves nothing it read before the change.
-            }
-        }
+        return WaitAsync(number, leasesEndAt, settled);
     }
 
     /// <summary>Whether the reader took <paramref name="number"/>: a later batch it took counts only when none between was lost.</summary>
     public bool Told(long number) => number <= Volatile.Read(ref _taken) && number > Volatile.Read(ref _lost);
+
+    private async ValueTask WaitAsync(long number, long leasesEndAt, Task settled)
+    {
+        do
+        {
+            await settled.ConfigureAwait(false);
+        }
+        while (StillWaits(number, leasesEndAt, out settled));
+    }
+
+    private bool StillWaits(long number, long leasesEndAt, out Task settled)
+    {
+        lock (_gate)
+        {
+            return Waits(number, leasesEndAt, out settled);
+        }
+    }
+
+    /// <summary>
+    /// Whether a change waits yet for invalidation <paramref name="number"/>, given when the leases before it end; if so,
+    /// <paramref name="settled"/> completes at the next batch settled or the leases' end, to look again. Under the gate.
+    /// </summary>
+    private bool Waits(long number, long leasesEndAt, out Task settled)
+    {
+        settled = _settled.Task;
+        var now = _owner.Time.GetTimestamp();
+        if (Told(number) || now >= leasesEndAt || _released)
+        {
+            return false;
+        }
+
+        if (leasesEndAt < _leaseTimerDue)
+        {
+            // One timer for the link, not one per change: it only fires when a reader stalls past its lease.
+            _leaseTimer ??= _owner.Time.CreateTimer(static link => ((NearCacheLink)link!).LeasesEnded(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+            _leaseTimerDue = leasesEndAt;
+            _leaseTimer.Change(TimeSpan.FromSeconds((double)(leasesEndAt - now) / _owner.Time.TimestampFrequency), Timeout.InfiniteTimeSpan);
+        }
+
+        return true;
+    }
+
+    private void LeasesEnded()
+    {
+        lock (_gate)
+        {
+            _leaseTimerDue = long.MaxValue;
+        }
+
+        Wake();
+    }
+
+    /// <summary>Has every change waiting on this link look again; their continuations run here, not through the pool.</summary>
+    private void Wake()
+    {
+        TaskCompletionSource settled;
+        lock (_gate)
+        {
+            settled = _settled;
+            _settled = new TaskCompletionSource();
+        }
+
+        settled.SetResult();
+    }
 
     private async Task SendAsync(List<(long Number, KeyInvalidation Invalidation)> batch)
     {
@@ -147,8 +208,8 @@ internal sealed class NearCacheLink : ReaderLink
     }
 
     /// <summary>
-    /// Invalidations up to <paramref name="last"/> were <paramref name="taken"/> or lost: those waiting for them are
-    /// answered, or left to wait for the reader's leases to end.
+    /// Invalidations up to <paramref name="last"/> were <paramref name="taken"/> or lost: the changes waiting for them
+    /// are answered, or left to wait for the reader's leases to end.
     /// </summary>
     private void Settle(long last, bool taken)
     {
@@ -163,21 +224,8 @@ internal sealed class NearCacheLink : ReaderLink
                 Volatile.Write(ref _lost, last);
                 _incarnation = _owner.NewIncarnation();
             }
-
-            _waiting.RemoveAll(waiting =>
-            {
-                if (waiting.Number > last)
-                {
-                    return false;
-                }
-
-                if (taken)
-                {
-                    waiting.Told.SetResult();
-                }
-
-                return true;
-            });
         }
+
+        Wake();
     }
 }

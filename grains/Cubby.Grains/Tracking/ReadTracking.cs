@@ -78,6 +78,15 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
         }
     }
 
+    /// <summary>The link to the near cache <paramref name="reader"/>, if it has one here.</summary>
+    public NearCacheLink? LinkOf(INearCacheReader reader)
+    {
+        lock (_gate)
+        {
+            return _nearCaches.TryGetValue(reader.GetGrainId(), out var number) ? _links[number] as NearCacheLink : null;
+        }
+    }
+
     /// <summary>Tells the tracking connections of <paramref name="silo"/> that every key changed (FLUSHALL).</summary>
     public Task TellEverythingAsync(SiloAddress silo) => GetGrainService(silo).Invalidated([KeyInvalidation.Everything]);
 

@@ -21,6 +21,16 @@ public interface INearCacheReader : IGrainObserver
     Task Invalidated(long sequence, KeyInvalidation[] batch);
 }
 
+/// <summary>What a near-cache reader asks of a silo when it renews its lease.</summary>
+/// <param name="Lease">How long the reader serves what it read through the silo after it sent the renewal, at most.</param>
+/// <param name="ChangesWait">
+/// Whether a change of a key the reader holds is answered only once the reader took its invalidation, or, when it cannot
+/// take it, once every lease the silo gave it before the change has ended; otherwise the change is answered as it is sent.
+/// </param>
+[GenerateSerializer, Immutable]
+[Alias("cubby.near-cache-terms")]
+public readonly record struct NearCacheTerms([property: Id(0)] TimeSpan Lease, [property: Id(1)] bool ChangesWait);
+
 /// <summary>What a silo says of its link to a near-cache reader when the reader renews its lease.</summary>
 /// <param name="Incarnation">
 /// The link's identity: a new value means the silo forgot the reader (it restarted, or the link failed) and may not

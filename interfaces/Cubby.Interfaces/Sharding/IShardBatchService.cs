@@ -35,14 +35,21 @@ public interface IShardBatchService : IGrainService
     /// <summary>
     /// Renews a near-cache reader's lease: says which link to it this silo keeps (opening one when there is none) and how
     /// many invalidation batches went on it. A reader that has received them all may keep what it read through this
-    /// silo for <paramref name="term"/> from before it sent the renewal; a change the reader is not told of is answered
-    /// only once that lease has ended.
+    /// silo for the lease's term from before it sent the renewal.
     /// </summary>
     /// <param name="reader">The client's near cache.</param>
-    /// <param name="term">How long the reader serves what it read after the renewal, at most.</param>
+    /// <param name="terms">How long the reader serves what it read after the renewal, and whether changes wait for it.</param>
     /// <returns>The link's identity and count.</returns>
     [ResponseTimeout("00:00:01")]
-    ValueTask<NearCacheLease> Renew(INearCacheReader reader, TimeSpan term);
+    ValueTask<NearCacheLease> Renew(INearCacheReader reader, NearCacheTerms terms);
+
+    /// <summary>
+    /// The reader stopped serving what it read through this silo (its client is closing): changes no longer wait for it.
+    /// </summary>
+    /// <param name="reader">The client's near cache.</param>
+    /// <returns>Done once changes no longer wait for the reader.</returns>
+    [ResponseTimeout("00:00:01")]
+    ValueTask Release(INearCacheReader reader);
 
     /// <summary>The shards this silo holds open now or is the home of; unanswered for a second, the silo is stopping or gone.</summary>
     /// <returns>Their numbers.</returns>

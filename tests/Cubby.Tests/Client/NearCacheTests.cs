@@ -82,8 +82,10 @@ public sealed class NearCacheTests
         }
     }
 
-    [Fact]
-    public async Task A_write_waits_for_a_near_cache_that_does_not_take_its_invalidation_only_until_its_lease_ends()
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task A_write_waits_for_a_strict_near_cache_that_does_not_take_its_invalidation_only_until_its_lease_ends(bool changesWait)
     {
         await using var harness = await StartAsync();
         await harness.Client.PutAsync("stalled", Utf8("v1"));
@@ -94,22 +96,65 @@ public sealed class NearCacheTests
         var stalled = new StalledReader();
         var reader = grains.CreateObjectReference<INearCacheReader>(stalled);
         var service = SiloBatches.ServiceAt(grains, Assert.IsType<CubbyClient>(harness.Client).Batches!.Batchers.Single().Gateway);
-        var term = TimeSpan.FromMilliseconds(600);
 
-        // A near cache that read the key under a lease, then stops taking invalidations.
+        // A near cache that read the key under a lease, then stops taking invalidations. A pushed one's lease is long:
+        // a write that waited for it would not be answered within the test's deadline.
+        var term = changesWait ? TimeSpan.FromMilliseconds(600) : TimeSpan.FromMinutes(5);
         var leased = Stopwatch.StartNew();
-        await service.Renew(reader, term);
+        await service.Renew(reader, new NearCacheTerms(term, changesWait));
         var read = await service.RunTracked([ShardOperation.TrackedGet(new ShardMap().SlotOf("stalled"), Utf8("stalled"), slide: false)], reader);
         Assert.Equal("v1", Text(read[0].Entry?.Value));
 
-        await harness.Client.PutAsync("stalled", Utf8("v2"));
+        await harness.Client.PutAsync("stalled", Utf8("v2")).AsTask().WaitAsync(TestDeadlines.Call);
 
-        // Answered while the invalidation was still untaken, but not before the stalled reader's lease ran out.
-        Assert.True(stalled.Sent.IsCompleted, "the silo sent the stalled reader no invalidation");
+        // Answered while the invalidation was still untaken; a strict reader's write not before its lease ran out.
+        await stalled.Sent.WaitAsync(TestDeadlines.Call);
         Assert.False(stalled.Taken, "the stalled reader took its invalidation");
-        Assert.True(leased.Elapsed >= term, $"the write was answered {leased.Elapsed} after the lease was given, inside its {term}");
+        if (changesWait)
+        {
+            Assert.True(leased.Elapsed >= term, $"the write was answered {leased.Elapsed} after the lease was given, inside its {term}");
+        }
+
         Assert.Equal("v2", Text(await harness.Client.GetAsync("stalled")));
         stalled.Release();
+    }
+
+    [Fact]
+    public async Task An_app_that_stops_tells_the_silo_so_writes_stop_waiting_for_its_near_cache()
+    {
+        await using var harness = await StartAsync();
+
+        // An app host, as a web app has; its lease is far longer than the test's deadline: a write that waited for it
+        // would fail the test.
+        var builder = Host.CreateApplicationBuilder();
+        builder.Services.AddCubbyClient(o =>
+        {
+            o.Endpoints.Add($"127.0.0.1:{harness.Silo.GatewayEndPoint.Port}");
+            (o.NearCache.Enabled, o.NearCache.MaxStaleness) = (true, TimeSpan.FromMinutes(10));
+        });
+        using var app = builder.Build();
+        await app.StartAsync();
+        await harness.Client.PutAsync("closing", Utf8("v1"));
+        await KeptAsync(app.Services.GetRequiredService<ICubbyClient>(), "closing", "v1");
+
+        await app.StopAsync();
+
+        await harness.Client.PutAsync("closing", Utf8("v2")).AsTask().WaitAsync(TestDeadlines.Call);
+        Assert.Equal("v2", Text(await harness.Client.GetAsync("closing")));
+    }
+
+    [Fact]
+    public async Task A_pushed_near_cache_drops_a_changed_value_when_the_push_arrives()
+    {
+        await using var harness = await ClientHarness.StartAsync(configure: static o => (o.NearCache.Enabled, o.NearCache.Coherence) = (true, NearCacheCoherence.Pushed));
+        await using var other = ClientHarness.GatewayApp(harness.Silo);
+        var writer = other.GetRequiredService<ICubbyClient>();
+        await harness.Client.PutAsync("pushed", Utf8("v1"));
+        await KeptAsync(harness.Client, "pushed", "v1");
+
+        await writer.PutAsync("pushed", Utf8("v2"));
+
+        await Poll.UntilAsync(async () => Text(await harness.Client.GetAsync("pushed")) == "v2", TestDeadlines.Call, "the push to reach the near cache");
     }
 
     [Fact]
@@ -346,6 +391,7 @@ public sealed class NearCacheTests
             ["Cubby:Client:NearCache:Enabled"] = "true",
             ["Cubby:Client:NearCache:MaxBytes"] = "1048576",
             ["Cubby:Client:NearCache:MaxStaleness"] = "00:00:00.500",
+            ["Cubby:Client:NearCache:Coherence"] = "Pushed",
         }).Build();
         var services = new ServiceCollection().AddSingleton<IConfiguration>(configuration);
         services.AddCubbyClient();
@@ -355,6 +401,7 @@ public sealed class NearCacheTests
             Assert.True(near.Enabled);
             Assert.Equal(1048576, near.MaxBytes);
             Assert.Equal(TimeSpan.FromMilliseconds(500), near.MaxStaleness);
+            Assert.Equal(NearCacheCoherence.Pushed, near.Coherence);
         }
 
         var failure = Assert.Throws<OptionsValidationException>(() => Validate(o =>
@@ -363,10 +410,12 @@ public sealed class NearCacheTests
             o.CoalesceCalls = false;
             o.NearCache.MaxStaleness = TimeSpan.FromMilliseconds(10);
             o.NearCache.MaxBytes = 0;
+            o.NearCache.Coherence = (NearCacheCoherence)7;
         }));
         Assert.Contains("Cubby:Client:CoalesceCalls", failure.Message);
         Assert.Contains("Cubby:Client:NearCache:MaxStaleness must be at least 100 ms", failure.Message);
         Assert.Contains("Cubby:Client:NearCache:MaxBytes must be at least 1024", failure.Message);
+        Assert.Contains("Cubby:Client:NearCache:Coherence must be Strict or Pushed (was 7)", failure.Message);
 
         // A process that runs Orleans itself sends no batches, so it cannot have a near cache.
         var builder = Host.CreateApplicationBuilder();

@@ -7,6 +7,7 @@ namespace Cubby.Grains.Tracking;
 /// </summary>
 internal sealed class BroadcastTable
 {
+    private readonly Lock _setting = new();
     private volatile Listener[] _listeners = [];
 
     /// <summary>Whether no door listens: a change costs this one check.</summary>
@@ -15,7 +16,7 @@ internal sealed class BroadcastTable
     /// <summary>Sets what <paramref name="door"/> listens to; null or empty prefixes: nothing any more. Returns whether it listened before.</summary>
     public bool Set(SiloAddress door, byte[][]? prefixes)
     {
-        lock (this)
+        lock (_setting)
         {
             var others = _listeners.Where(listener => !listener.Door.Equals(door)).ToArray();
             var known = others.Length != _listeners.Length;

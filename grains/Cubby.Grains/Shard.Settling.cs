@@ -1,3 +1,5 @@
+using Cubby.Grains.Tracking;
+
 namespace Cubby.Grains;
 
 internal sealed partial class Shard
@@ -16,8 +18,9 @@ internal sealed partial class Shard
     /// wait for near caches: what it returns was not answered to its writer yet.
     /// </summary>
     /// <param name="wrote">Whether the caller changed the shard (or may have).</param>
+    /// <param name="writer">The caller's own near cache, not waited for: it drops what it kept once answered.</param>
     /// <exception cref="InvalidOperationException">The shard can no longer acknowledge writes (its replicas follow a newer primary).</exception>
-    public ValueTask WhenSettledAsync(bool wrote)
+    public ValueTask WhenSettledAsync(bool wrote, NearCacheLink? writer = null)
     {
         var replicated = WhenReplicatedAsync();
         if (!wrote || _untold.IsEmpty)
@@ -25,7 +28,7 @@ internal sealed partial class Shard
             return replicated;
         }
 
-        var told = _untold.WhenToldAsync();
+        var told = _untold.WhenToldAsync(writer);
         return replicated.IsCompletedSuccessfully ? told : BothAsync(replicated, told);
 
         static async ValueTask BothAsync(ValueTask replicated, ValueTask told)

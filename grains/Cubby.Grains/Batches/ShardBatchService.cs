@@ -1,4 +1,5 @@
 using Cubby.Grains.Placement;
+using Cubby.Grains.Tracking;
 using Cubby.Sharding;
 using Microsoft.Extensions.Logging;
 using Orleans.Runtime.Services;
@@ -14,12 +15,18 @@ namespace Cubby.Grains.Batches;
 internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo silo, ILoggerFactory loggers, ShardCatalog catalog, ShardHomes homes)
     : GrainService(id, silo, loggers), IShardBatchService
 {
-    public ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations) => Run(operations, reader: -1);
+    public ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations) => Run(operations, reader: -1, link: null);
 
     public ValueTask<ShardOperationResult[]> RunTracked(ShardOperation[] operations, INearCacheReader reader)
     {
         ArgumentNullException.ThrowIfNull(reader);
-        return Run(operations, catalog.Tracking is { } tracking ? tracking.NumberOf(reader).Number : -1);
+        if (catalog.Tracking is not { } tracking)
+        {
+            return Run(operations, reader: -1, link: null);
+        }
+
+        var (number, link) = tracking.NumberOf(reader);
+        return Run(operations, number, link);
     }
 
     public ValueTask<NearCacheLease> Renew(INearCacheReader reader, NearCacheTerms terms)
@@ -41,8 +48,12 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         return ValueTask.CompletedTask;
     }
 
-    /// <summary>Runs the batch; <paramref name="reader"/> is the number of the near cache its tracked reads are for, or -1.</summary>
-    private ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations, int reader)
+    /// <summary>
+    /// Runs the batch; <paramref name="reader"/> is the number of the near cache its tracked reads are for, or -1, and
+    /// <paramref name="link"/> the link to it. Its writes do not wait for that near cache: the client drops what it
+    /// kept of a key itself once its write is answered.
+    /// </summary>
+    private ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations, int reader, NearCacheLink? link)
     {
         ArgumentNullException.ThrowIfNull(operations);
         var results = new ShardOperationResult[operations.Length];
@@ -52,21 +63,21 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
             results[i] = RunOne(operations[i], reader, ref unsettled);
         }
 
-        return unsettled is null ? ValueTask.FromResult(results) : AfterSettlingAsync(operations, results, unsettled);
+        return unsettled is null ? ValueTask.FromResult(results) : AfterSettlingAsync(operations, results, unsettled, link);
     }
 
     /// <summary>
     /// Answers once every shard the batch ran on settled what it wrote (and what it read; <see cref="Shard.WhenSettledAsync"/>):
     /// the operations of a shard whose replicas failed it are answered as failed, for the client to call the grain.
     /// </summary>
-    private static async ValueTask<ShardOperationResult[]> AfterSettlingAsync(ShardOperation[] operations, ShardOperationResult[] results, UnsettledShards shards)
+    private static async ValueTask<ShardOperationResult[]> AfterSettlingAsync(ShardOperation[] operations, ShardOperationResult[] results, UnsettledShards shards, NearCacheLink? writer)
     {
         for (var s = 0; s < shards.Count; s++)
         {
             var (shard, wrote) = shards[s];
             try
             {
-                await shard.WhenSettledAsync(wrote).ConfigureAwait(true);
+                await shard.WhenSettledAsync(wrote, writer).ConfigureAwait(true);
             }
             catch (InvalidOperationException)
             {

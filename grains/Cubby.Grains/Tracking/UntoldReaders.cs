@@ -32,20 +32,22 @@ internal sealed class UntoldReaders
         }
     }
 
-    /// <summary>Completes once every near cache sent an invalidation so far took it, or its leases from before then ran out.</summary>
-    public ValueTask WhenToldAsync()
+    /// <summary>
+    /// Completes once every near cache sent an invalidation so far took it, or its leases from before then ran out;
+    /// <paramref name="except"/>, the caller's own, is not waited for.
+    /// </summary>
+    public ValueTask WhenToldAsync(NearCacheLink? except = null)
     {
         (NearCacheLink Link, long Number)[] waits;
         lock (_gate)
         {
             _untold.RemoveAll(static untold => untold.Link.Told(untold.Number));
             Volatile.Write(ref _count, _untold.Count);
-            if (_untold.Count == 0)
+            waits = [.. _untold.Where(untold => untold.Link != except)];
+            if (waits.Length == 0)
             {
                 return ValueTask.CompletedTask;
             }
-
-            waits = [.. _untold];
         }
 
         return WaitAsync(waits);

@@ -15,15 +15,21 @@ internal sealed class UnsettledShards
     /// <summary>A call that <paramref name="wrote"/> or only read ran on <paramref name="shard"/>, which it must wait for (<see cref="Shard.MustSettle"/>).</summary>
     public void Note(Shard shard, bool wrote)
     {
-        var index = _shards.FindIndex(noted => noted.Shard == shard);
-        if (index < 0)
+        // A loop, not FindIndex with a lambda: this runs for every command, and the lambda would capture the shard.
+        for (var i = 0; i < _shards.Count; i++)
         {
-            _shards.Add((shard, wrote));
+            if (_shards[i].Shard == shard)
+            {
+                if (wrote)
+                {
+                    _shards[i] = (shard, true);
+                }
+
+                return;
+            }
         }
-        else if (wrote)
-        {
-            _shards[index] = (shard, true);
-        }
+
+        _shards.Add((shard, wrote));
     }
 
     public void Clear() => _shards.Clear();

@@ -43,10 +43,25 @@ internal sealed class UntoldReaders
         {
             _untold.RemoveAll(static untold => untold.Link.Told(untold.Number));
             Volatile.Write(ref _count, _untold.Count);
-            waits = [.. _untold.Where(untold => untold.Link != except)];
-            if (waits.Length == 0)
+            var others = 0;
+            foreach (var untold in _untold)
+            {
+                others += untold.Link != except ? 1 : 0;
+            }
+
+            if (others == 0)
             {
                 return ValueTask.CompletedTask;
+            }
+
+            waits = new (NearCacheLink Link, long Number)[others];
+            var next = 0;
+            foreach (var untold in _untold)
+            {
+                if (untold.Link != except)
+                {
+                    waits[next++] = untold;
+                }
             }
         }
 

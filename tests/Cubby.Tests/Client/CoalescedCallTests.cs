@@ -75,12 +75,7 @@ public sealed class CoalescedCallTests
     public async Task Calls_whose_shards_move_to_a_joining_silo_and_back_all_land()
     {
         await using var cluster = await TestCluster.StartAsync(1);
-        var services = new ServiceCollection();
-        services.AddCubbyClient(o =>
-        {
-            o.Endpoints.Add($"127.0.0.1:{cluster.Primary.GatewayEndPoint.Port}");
-        });
-        await using var app = services.BuildServiceProvider();
+        await using var app = ClientHarness.GatewayApp(cluster.Primary);
         var client = app.GetRequiredService<ICubbyClient>();
 
         using var stop = new CancellationTokenSource();

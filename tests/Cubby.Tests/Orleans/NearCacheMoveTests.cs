@@ -16,13 +16,7 @@ public sealed class NearCacheMoveTests
     public async Task Shards_that_move_drop_their_copies_and_only_theirs()
     {
         await using var cluster = await TestCluster.StartAsync(1);
-        var services = new ServiceCollection();
-        services.AddCubbyClient(o =>
-        {
-            o.Endpoints.Add($"127.0.0.1:{cluster.Primary.GatewayEndPoint.Port}");
-            o.NearCache.Enabled = true;
-        });
-        await using var app = services.BuildServiceProvider();
+        await using var app = ClientHarness.GatewayApp(cluster.Primary, configure: static o => o.NearCache.Enabled = true);
         var client = app.GetRequiredService<ICubbyClient>();
         var keys = Enumerable.Range(0, 200).Select(static i => $"moving:{i}").ToArray();
         foreach (var key in keys)

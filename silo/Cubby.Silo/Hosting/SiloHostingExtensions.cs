@@ -57,6 +57,7 @@ public static class SiloHostingExtensions
 
         builder.Services.AddSingleton<SiloRuntime>();
         builder.Services.AddSingleton<SiloEndpoints>();
+        builder.Services.AddSingleton<PipelinedConnections>();
         builder.Services.AddSingleton(static services => services.GetRequiredService<SiloRuntime>().RespEndpointSource);
         builder.Services.AddHealthChecks();
         builder.Services.AddMetrics();

@@ -15,7 +15,7 @@ namespace Cubby.Silo.Protocol;
 /// Serves one RESP connection: parses every complete command in what has arrived, runs each, and flushes all their
 /// replies at once, so pipelined commands cost one write. A protocol error closes only this connection.
 /// </summary>
-internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<RespConnectionHandler> logger) : ConnectionHandler
+internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedConnections pipelined, ILogger<RespConnectionHandler> logger) : ConnectionHandler
 {
     /// <summary>Replies are flushed early once this much is buffered, so a long pipeline cannot hoard memory.</summary>
     private const int FlushThreshold = 64 * 1024;
@@ -52,6 +52,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         // its timeout and then be reset. Ending the pending read lets the current batch finish and the connection close.
         var lifetime = connection.Features.Get<IConnectionLifetimeNotificationFeature>();
         using var closing = lifetime?.ConnectionClosedRequested.Register(static state => ((ClientSession)state!).RequestShutdown(), session);
+        var pipelining = false;
         try
         {
             while (!session.CloseRequested)
@@ -59,8 +60,15 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                 // No ConnectionClosed token: it fires as soon as the client half-closes, which would drop the commands
                 // it sent before that are still buffered. A closed or aborted connection completes the pipe instead.
                 var read = await input.ReadAsync().ConfigureAwait(false);
+                if (pipelined.ShouldOffload(pipelining))
+                {
+                    // Queued to the pool without allocating: the async method's state machine is the work item.
+                    await Task.Yield();
+                }
+
                 var buffer = read.Buffer;
-                var (consumed, error, paused) = ExecuteAll(session, request, buffer, output);
+                var (consumed, error, paused, executed) = ExecuteAll(session, request, buffer, output);
+                pipelined.Ran(ref pipelining, executed);
 
                 // Paused on a full reply buffer or a deferred command: the rest is already here, so don't wait for
                 // more bytes to resume.
@@ -115,6 +123,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         }
         finally
         {
+            pipelined.Closed(ref pipelining);
             session.PublishStatistics(0);
             session.OnClosed();
             Transactions.WatchCommands.Release(session);
@@ -151,8 +160,8 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
         }
     }
 
-    /// <summary>Runs every complete command at the start of <paramref name="buffer"/>; returns where it stopped.</summary>
-    private (SequencePosition Consumed, string? Error, bool Paused) ExecuteAll(ClientSession session, RespRequest request, ReadOnlySequence<byte> buffer, PipeWriter output)
+    /// <summary>Runs every complete command at the start of <paramref name="buffer"/>; returns where it stopped and how many ran.</summary>
+    private (SequencePosition Consumed, string? Error, bool Paused, int Executed) ExecuteAll(ClientSession session, RespRequest request, ReadOnlySequence<byte> buffer, PipeWriter output)
     {
         var consumed = buffer.Start;
         var executed = 0;
@@ -166,7 +175,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                 var status = RespRequestParser.TryParse(remaining, request, limits, out var next, out var error);
                 if (status == RespParseStatus.Error)
                 {
-                    return (consumed, error, false);
+                    return (consumed, error, false, executed);
                 }
 
                 consumed = next;
@@ -174,7 +183,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                 {
                     if (buffer.Slice(consumed).Length > silo.Options.MaxRequestBytes)
                     {
-                        return (consumed, $"Protocol error: request larger than {silo.Options.MaxRequestBytes} bytes (Cubby:MaxRequestBytes)", false);
+                        return (consumed, $"Protocol error: request larger than {silo.Options.MaxRequestBytes} bytes (Cubby:MaxRequestBytes)", false, executed);
                     }
 
                     break;
@@ -186,12 +195,12 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
                 {
                     // It runs on after this batch's bytes are released, and may still read its arguments.
                     request.Own();
-                    return (consumed, null, true);
+                    return (consumed, null, true, executed);
                 }
 
                 if (output.CanGetUnflushedBytes ? output.UnflushedBytes >= FlushThreshold : executed >= 1024)
                 {
-                    return (consumed, null, true);
+                    return (consumed, null, true, executed);
                 }
             }
         }
@@ -200,7 +209,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, ILogger<Re
             session.PublishStatistics(executed);
         }
 
-        return (consumed, null, false);
+        return (consumed, null, false, executed);
     }
 
     /// <summary>Runs one command whose latency counts from <paramref name="started"/>; returns when it finished.</summary>

@@ -74,6 +74,63 @@ public sealed class ProtocolTests
     }
 
     [Fact]
+    public async Task Connections_pipelining_at_once_each_get_every_reply_in_order()
+    {
+        // Several pipelining connections move their batches off the socket event thread (PipelinedConnections), so
+        // their commands run on two threads at once: replies must still come back whole and in each connection's order,
+        // and a counter all of them increment must lose no increment.
+        await using var silo = await TestSilo.StartAsync();
+        const int Connections = 6;
+        const int Rounds = 40;
+        const int Depth = 16;
+        await Task.WhenAll(Enumerable.Range(0, Connections).Select(async connection =>
+        {
+            await using var client = await silo.ConnectAsync();
+            for (var round = 0; round < Rounds; round++)
+            {
+                var pipeline = new List<byte>();
+                for (var i = 0; i < Depth; i++)
+                {
+                    pipeline.AddRange(RespTestClient.Encode(Command(connection, round, i)));
+                }
+
+                var reading = ReadRepliesAsync(client, Depth);
+                await client.SendRawAsync([.. pipeline]);
+                var replies = await reading;
+                for (var i = 0; i < Depth; i++)
+                {
+                    switch (i % 4)
+                    {
+                        case 0:
+                            RespAssert.Ok(replies[i]);
+                            break;
+                        case 1:
+                            RespAssert.Bulk($"{connection}:{round}:{i - 1}", replies[i]);
+                            break;
+                        case 2:
+                            Assert.Equal(RespType.Integer, replies[i].Type);
+                            break;
+                        default:
+                            RespAssert.Bulk($"echo:{connection}:{round}:{i}", replies[i]);
+                            break;
+                    }
+                }
+            }
+        }));
+
+        await using var reader = await silo.ConnectAsync();
+        RespAssert.Bulk($"{Connections * Rounds * Depth / 4}", await reader.CallAsync("GET", "pipes:counter"));
+
+        static object[] Command(int connection, int round, int i) => (i % 4) switch
+        {
+            0 => ["SET", $"pipes:{connection}:{i}", $"{connection}:{round}:{i}"],
+            1 => ["GET", $"pipes:{connection}:{i - 1}"],
+            2 => ["INCR", "pipes:counter"],
+            _ => ["ECHO", $"echo:{connection}:{round}:{i}"],
+        };
+    }
+
+    [Fact]
     public async Task Pipelined_resp_and_inline_commands_mixed_in_one_write_are_answered_in_order()
     {
         await using var silo = await TestSilo.StartAsync();

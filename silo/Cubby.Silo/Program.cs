@@ -4,7 +4,7 @@ using Cubby.Silo.Hosting;
 if (args is ["migrate", ..])
 {
     // Applies Cubby's PostgreSQL schema for Orleans' clustering and reminders and exits, for operators who run silos with a role that cannot create tables.
-    var configuration = new ConfigurationBuilder().AddJsonFile("appsettings.json", optional: true).AddEnvironmentVariables().AddCommandLine(args[1..]).Build();
+    var configuration = new ConfigurationBuilder().SetBasePath(AppContext.BaseDirectory).AddJsonFile("appsettings.json", optional: true).AddEnvironmentVariables().AddCommandLine(args[1..]).Build();
     var connectionString = configuration["Cubby:Clustering:ConnectionString"];
     if (string.IsNullOrWhiteSpace(connectionString))
     {
@@ -17,7 +17,11 @@ if (args is ["migrate", ..])
     return 0;
 }
 
-var builder = WebApplication.CreateSlimBuilder(args);
+// The silo's own directory, not the working directory, is its content root: its appsettings.json is found wherever it
+// is started from, and the configuration's change watcher watches that directory only. Started from / (as a service
+// is), the working directory as root had the watcher follow the whole file system: 46,511 inotify watches, and a thread
+// busy with every file written anywhere.
+var builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { Args = args, ContentRootPath = AppContext.BaseDirectory });
 builder.AddServiceDefaults();
 builder.AddCubbySilo();
 var app = builder.Build();

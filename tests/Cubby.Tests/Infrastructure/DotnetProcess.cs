@@ -5,11 +5,12 @@ namespace Cubby.Tests.Infrastructure;
 /// <summary>How tests start a built .NET program (the silo, the load harness) as a real child process.</summary>
 internal static class DotnetProcess
 {
-    public static ProcessStartInfo StartInfo(string assemblyPath, IEnumerable<string> arguments)
+    /// <summary>How to run <paramref name="assemblyPath"/>, from <paramref name="workingDirectory"/> (the tests' own directory when null).</summary>
+    public static ProcessStartInfo StartInfo(string assemblyPath, IEnumerable<string> arguments, string? workingDirectory = null)
     {
         var start = new ProcessStartInfo("dotnet")
         {
-            WorkingDirectory = AppContext.BaseDirectory,
+            WorkingDirectory = workingDirectory ?? AppContext.BaseDirectory,
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             RedirectStandardInput = true,

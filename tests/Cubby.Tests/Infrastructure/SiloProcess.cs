@@ -92,9 +92,10 @@ public sealed partial class SiloProcess : IDisposable
 
     /// <summary>
     /// Starts a silo on the given ports without waiting for it; see <see cref="WaitUntilReadyAsync"/>. Its Orleans silo
-    /// port is <paramref name="siloPort"/> and its gateway port <paramref name="gatewayPort"/> (free ones when 0).
+    /// port is <paramref name="siloPort"/> and its gateway port <paramref name="gatewayPort"/> (free ones when 0); it runs
+    /// from <paramref name="workingDirectory"/>, or the tests' own directory.
     /// </summary>
-    public static SiloProcess Start(int respPort, int httpPort, IEnumerable<string> arguments, int siloPort = 0, int gatewayPort = 0)
+    public static SiloProcess Start(int respPort, int httpPort, IEnumerable<string> arguments, int siloPort = 0, int gatewayPort = 0, string? workingDirectory = null)
     {
         if (!File.Exists(SiloAssemblyPath))
         {
@@ -104,7 +105,7 @@ public sealed partial class SiloProcess : IDisposable
         siloPort = siloPort == 0 ? FreePort() : siloPort;
         gatewayPort = gatewayPort == 0 ? FreePort() : gatewayPort;
         string[] ports = ["--Cubby:RespPort", Text(respPort), "--Cubby:HttpPort", Text(httpPort), "--Cubby:Clustering:SiloPort", Text(siloPort), "--Cubby:Clustering:GatewayPort", Text(gatewayPort)];
-        var start = DotnetProcess.StartInfo(SiloAssemblyPath, ["--Cubby:Host", "127.0.0.1", .. ports, .. arguments]);
+        var start = DotnetProcess.StartInfo(SiloAssemblyPath, ["--Cubby:Host", "127.0.0.1", .. ports, .. arguments], workingDirectory);
         return Launch(start, respPort, httpPort, siloPort, gatewayPort);
     }
 

@@ -13,8 +13,11 @@ internal sealed partial class Shard
     private ShardReplicator? _replicator;
 
     // Keys changed in the current turn, and whether the shard was emptied in it; sealed into a batch when the turn ends.
+    // Whether either happened is kept apart too, so the end of a turn that recorded nothing (every turn of a shard
+    // with no replicas) reads only this object and not the set.
     private HashSet<byte[]>? _changed;
     private bool _cleared;
+    private bool _unsealed;
     private long _sealed;
 
     /// <summary>The last sequence number sealed into a batch for the replicas.</summary>
@@ -127,6 +130,7 @@ internal sealed partial class Shard
         if (_changed is { } changed && _replicator!.Recording && !changed.GetAlternateLookup<ReadOnlySpan<byte>>().Contains(key))
         {
             changed.Add(key.ToArray());
+            _unsealed = true;
             if (changed.Count == 1)
             {
                 _replicator!.Signal();
@@ -143,6 +147,7 @@ internal sealed partial class Shard
         {
             changed.Clear();
             _cleared = true;
+            _unsealed = true;
             _replicator!.Signal();
         }
     }
@@ -162,11 +167,12 @@ internal sealed partial class Shard
     /// <summary>Seals this turn's changes into the replicator's next batch: each changed key as it is now, or removed.</summary>
     private void SealChanges()
     {
-        if (_changed is not { } changed || (changed.Count == 0 && !_cleared) || _disposed)
+        if (!_unsealed || _disposed)
         {
             return;
         }
 
+        var changed = _changed!;
         var now = Now();
         ArrayBufferWriter<byte>? upserts = null;
         MigrationChunkWriter? chunk = null;
@@ -190,6 +196,7 @@ internal sealed partial class Shard
         var batch = new ReplicaBatch(++_sealed, _cleared, upserts?.WrittenSpan.ToArray(), removed?.ToArray() ?? []);
         changed.Clear();
         _cleared = false;
+        _unsealed = false;
         _replicator!.Enqueue(batch);
     }
 }

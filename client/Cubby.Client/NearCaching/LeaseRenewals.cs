@@ -10,11 +10,12 @@ namespace Cubby.Client.NearCaching;
 /// </summary>
 internal sealed class LeaseRenewals : IDisposable
 {
+    /// <summary>How long a closing client gives the silos to hear it release its leases.</summary>
+    private static readonly TimeSpan ReleaseTimeout = TimeSpan.FromSeconds(1);
+
     private readonly NearCache _cache;
     private readonly Func<SiloAddress, IShardBatchService> _serviceAt;
     private readonly LiveGateways _live;
-    private static readonly TimeSpan ReleaseTimeout = TimeSpan.FromSeconds(1);
-
     private readonly ITimer _timer;
 
     public LeaseRenewals(NearCache cache, Func<SiloAddress, IShardBatchService> serviceAt, LiveGateways live)

@@ -175,12 +175,14 @@ public sealed class CancellationAndTimeoutTests
             await AssertInStepAsync(harness.Client, harness.Cache);
         }
 
-        // Once its shard answers again, the key serves calls as before, the hasty client's included.
-        await harness.Client.PutAsync(HeldKey, "later"u8.ToArray());
+        // Once its shard answers again, the key serves calls as before, the hasty client's included. A timeout ends
+        // only the caller's wait: the held put (and its second try) may still run once the shard is free, after any
+        // write made here, so each look writes the value again before reading it.
         await Poll.UntilAsync(async () =>
         {
             try
             {
+                await harness.Client.PutAsync(HeldKey, "later"u8.ToArray());
                 return (await hasty.GetAsync(HeldKey))?.SequenceEqual("later"u8.ToArray()) == true;
             }
             catch (TimeoutException)

@@ -229,8 +229,14 @@ internal sealed partial class Shard : IDisposable
     /// <summary>What replacing the value at <paramref name="index"/> with one of <paramref name="newLength"/> bytes adds to the budget.</summary>
     private long GrowthOf(int index, int newLength)
     {
+        var oldLength = _store.ValueAt(index).Length;
+        if (oldLength == newLength)
+        {
+            return 0;
+        }
+
         var keyLength = _store.KeyAt(index).Length;
-        return _store.SizeOf(keyLength, newLength) - _store.SizeOf(keyLength, _store.ValueAt(index).Length);
+        return _store.SizeOf(keyLength, newLength) - _store.SizeOf(keyLength, oldLength);
     }
 
     /// <summary>

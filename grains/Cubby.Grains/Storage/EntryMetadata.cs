@@ -1,10 +1,14 @@
+using System.Runtime.InteropServices;
 using Cubby.Sharding;
 
 namespace Cubby.Grains.Storage;
 
 /// <summary>
 /// Everything a store keeps about an entry besides its key and value. Times are Unix milliseconds; 0 means "none".
+/// Packed to 4 bytes so the block header's own fields fill what would be padding after <see cref="Kind"/>: a header
+/// stays 56 bytes; in a block the 8-byte fields are still 8-byte aligned.
 /// </summary>
+[StructLayout(LayoutKind.Sequential, Pack = 4)]
 internal struct EntryMetadata
 {
     /// <summary>When the entry expires (already capped by <see cref="AbsoluteDeadline"/>), or 0 for never.</summary>

@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
@@ -6,7 +7,7 @@ namespace Cubby.Grains.Storage;
 /// <summary>
 /// The entries of one shard grain. Each entry is one block (<see cref="EntryHeader"/>, key, value) from the
 /// <see cref="EntryBlocks"/> the stores of a silo share, found through an open-addressing table (<see cref="EntryBuckets"/>)
-/// of dense indexes in native memory. Entries are addressed by a dense index (0..Count-1) so a grain can sample them
+/// of block addresses in native memory. Entries are addressed by a dense index (0..Count-1) so a grain can sample them
 /// at random for expiry and eviction; an index is valid until the next <see cref="Add"/> or <see cref="RemoveAt"/>.
 /// Not thread-safe: the owning grain calls it inside its turn only.
 /// </summary>
@@ -23,6 +24,11 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
     private NativeArray<ulong> _buckets = new(EntryBuckets.MinLength);
     private int _count;
     private int _expiring;
+
+    // The entry IndexOf found last: the calls on it that follow (read its metadata, replace its value) then find its
+    // block without a trip through the dense array, which a lookup through the table no longer makes.
+    private int _foundIndex = -1;
+    private EntryHeader* _found;
     private bool _disposed;
 
     /// <summary>A store of its own in native memory that recycles nothing: for tests and sizing.</summary>
@@ -44,15 +50,21 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
     public long UsedBytes { get; private set; }
 
     /// <summary>The index of <paramref name="key"/>, or -1.</summary>
-    public int IndexOf(ReadOnlySpan<byte> key) => EntryBuckets.Find(_buckets.AsSpan(), EntryBuckets.Hash(key, _seed), key, Entries);
-
-    public ReadOnlySpan<byte> KeyAt(int index) => KeyOf(Header(Check(index)));
-
-    public ReadOnlySpan<byte> ValueAt(int index)
+    public int IndexOf(ReadOnlySpan<byte> key)
     {
-        var header = Header(Check(index));
-        return new ReadOnlySpan<byte>((byte*)(header + 1) + header->KeyLength, header->ValueLength);
+        var header = EntryBuckets.Find(_buckets.AsSpan(), EntryBuckets.Hash(key, _seed), key);
+        if (header is null)
+        {
+            return -1;
+        }
+
+        _found = header;
+        return _foundIndex = header->Index;
     }
+
+    public ReadOnlySpan<byte> KeyAt(int index) => EntryHeader.KeyOf(Header(Check(index)));
+
+    public ReadOnlySpan<byte> ValueAt(int index) => EntryHeader.ValueOf(Header(Check(index)));
 
     /// <summary>The entry's metadata, to read, touch or slide: adding or dropping its expiry goes through <see cref="SetExpiry"/>.</summary>
     public ref EntryMetadata MetadataAt(int index) => ref Header(Check(index))->Metadata;
@@ -78,7 +90,7 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         var hash = EntryBuckets.Hash(key, _seed);
-        if (EntryBuckets.Find(_buckets.AsSpan(), hash, key, Entries) >= 0)
+        if (EntryBuckets.Find(_buckets.AsSpan(), hash, key) is not null)
         {
             throw new InvalidOperationException("The key is already in the store.");
         }
@@ -99,12 +111,13 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
         header->KeyLength = key.Length;
         header->ValueLength = value.Length;
         key.CopyTo(new Span<byte>(header + 1, key.Length));
-        value.CopyTo(new Span<byte>((byte*)(header + 1) + key.Length, value.Length));
+        value.CopyTo(EntryHeader.ValueOf(header));
 
         var index = _count++;
+        header->Index = index;
         _expiring += Expiring(metadata);
         _entries[index] = (nint)header;
-        EntryBuckets.Insert(_buckets.AsSpan(), header->Hash, index);
+        EntryBuckets.Insert(_buckets.AsSpan(), header);
         UsedBytes += SizeOf(key.Length, value.Length);
         return index;
     }
@@ -113,6 +126,12 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
     public void ReplaceValue(int index, ReadOnlySpan<byte> value)
     {
         var header = Header(Check(index));
+        if (value.Length == header->ValueLength)
+        {
+            value.CopyTo(EntryHeader.ValueOf(header));
+            return;
+        }
+
         var oldBytes = BlockBytes(header->KeyLength, header->ValueLength);
         var newBytes = BlockBytes(header->KeyLength, value.Length);
         UsedBytes += SizeOf(header->KeyLength, value.Length) - SizeOf(header->KeyLength, header->ValueLength);
@@ -124,15 +143,21 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
             var moved = blocks.Rent(newBytes);
             moved->Metadata = header->Metadata;
             moved->Hash = header->Hash;
+            moved->Index = index;
             moved->KeyLength = header->KeyLength;
-            KeyOf(header).CopyTo(new Span<byte>(moved + 1, header->KeyLength));
+            EntryHeader.KeyOf(header).CopyTo(new Span<byte>(moved + 1, header->KeyLength));
+            EntryBuckets.Move(_buckets.AsSpan(), header, moved);
             blocks.Return(header, oldBytes);
             header = moved;
             _entries[index] = (nint)header;
+            if (_foundIndex == index)
+            {
+                _found = header;
+            }
         }
 
         header->ValueLength = value.Length;
-        value.CopyTo(new Span<byte>((byte*)(header + 1) + header->KeyLength, value.Length));
+        value.CopyTo(EntryHeader.ValueOf(header));
     }
 
     /// <summary>Removes the entry at <paramref name="index"/>; the last entry takes its index.</summary>
@@ -141,14 +166,15 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
         var header = Header(Check(index));
         UsedBytes -= SizeOf(header->KeyLength, header->ValueLength);
         _expiring -= Expiring(header->Metadata);
-        EntryBuckets.Remove(_buckets.AsSpan(), header->Hash, index);
+        EntryBuckets.Remove(_buckets.AsSpan(), header);
         blocks.Return(header, BlockBytes(header->KeyLength, header->ValueLength));
+        _foundIndex = -1;
 
         var last = --_count;
         if (index != last)
         {
             var moved = Header(last);
-            EntryBuckets.Move(_buckets.AsSpan(), moved->Hash, last, index);
+            moved->Index = index;
             _entries[index] = (nint)moved;
         }
 
@@ -173,6 +199,7 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
         _buckets = new NativeArray<ulong>(EntryBuckets.MinLength);
         _count = 0;
         _expiring = 0;
+        _foundIndex = -1;
         UsedBytes = 0;
     }
 
@@ -197,27 +224,31 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
 
     private static int Expiring(in EntryMetadata metadata) => metadata.HasExpiry ? 1 : 0;
 
-    private static ReadOnlySpan<byte> KeyOf(EntryHeader* header) => new(header + 1, header->KeyLength);
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int Check(int index)
+    {
+        if ((uint)index >= (uint)_count)
+        {
+            ThrowOutOfRange(index);
+        }
 
-    private NativeEntries Entries => new(_entries.Items);
+        return index;
+    }
 
-    private int Check(int index) => (uint)index < (uint)_count ? index : throw new ArgumentOutOfRangeException(nameof(index));
+    [DoesNotReturn]
+    private static void ThrowOutOfRange(int index) => throw new ArgumentOutOfRangeException(nameof(index), index, "No entry has this index.");
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private EntryHeader* Header(int index) => (EntryHeader*)_entries[index];
+    private EntryHeader* Header(int index) => index == _foundIndex ? _found : (EntryHeader*)_entries[index];
 
     private void Rehash(int length)
     {
         _buckets.Dispose();
         _buckets = new NativeArray<ulong>(length);
-        EntryBuckets.Fill(_buckets.AsSpan(), _count, Entries);
-    }
-
-    private readonly struct NativeEntries(nint* items) : IHashedEntries
-    {
-        public uint HashAt(int index) => ((EntryHeader*)items[index])->Hash;
-
-        public bool HasKey(int index, ReadOnlySpan<byte> key) => KeyOf((EntryHeader*)items[index]).SequenceEqual(key);
+        for (var index = 0; index < _count; index++)
+        {
+            EntryBuckets.Insert(_buckets.AsSpan(), (EntryHeader*)_entries[index]);
+        }
     }
 
     /// <summary>A zeroed, resizable array in native memory.</summary>
@@ -227,8 +258,6 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
         private T* _items = length == 0 ? null : (T*)NativeMemory.AllocZeroed((nuint)length, (nuint)sizeof(T));
 
         public int Length { get; private set; } = length;
-
-        public readonly T* Items => _items;
 
         public readonly Span<T> AsSpan() => new(_items, Length);
 

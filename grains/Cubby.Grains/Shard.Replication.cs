@@ -23,9 +23,6 @@ internal sealed partial class Shard
     /// <summary>The last sequence number sealed into a batch for the replicas.</summary>
     public long SealedSequence => Volatile.Read(ref _sealed);
 
-    /// <summary>Whether a replicator takes this shard's changes.</summary>
-    public bool Replicated => _replicator is not null;
-
     /// <summary>
     /// From now on every change made in a turn is sealed into a <see cref="ReplicaBatch"/> for
     /// <paramref name="replicator"/> when that turn ends: the keys' states at that moment, in sequence.
@@ -111,7 +108,7 @@ internal sealed partial class Shard
     /// <summary>Records that <paramref name="key"/> changed in this turn: for watchers, tracking readers, and the replicas.</summary>
     private void Changed(ReadOnlySpan<byte> key)
     {
-        _watches.Changed(key);
+        _watches?.Changed(key);
         ReadersChanged(key);
         Record(key);
     }
@@ -141,7 +138,7 @@ internal sealed partial class Shard
     /// <summary>Records that every key changed (the shard was emptied).</summary>
     private void ChangedAll()
     {
-        _watches.ChangedAll();
+        _watches?.ChangedAll();
         ForgetReaders();
         if (_changed is { } changed && _replicator!.Recording)
         {

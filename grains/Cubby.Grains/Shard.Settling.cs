@@ -6,9 +6,12 @@ internal sealed partial class Shard
 {
     /// <summary>
     /// Whether a caller that ran in this shard's turn, and <paramref name="wrote"/> or not, must wait for
-    /// <see cref="WhenSettledAsync"/> before answering.
+    /// <see cref="WhenSettledAsync"/> before answering: when the replicas have yet to acknowledge a change sealed so far
+    /// (on a silo with nowhere to keep a copy, every change is acknowledged as it is sealed), or when the caller wrote
+    /// and a near cache has yet to be told of a change.
     /// </summary>
-    public bool MustSettle(bool wrote) => Replicated || (wrote && !_untold.IsEmpty);
+    public bool MustSettle(bool wrote) =>
+        (_replicator is { } replicator && replicator.Acknowledged < SealedSequence) || (wrote && _untold is { IsEmpty: false });
 
     /// <summary>
     /// Completes once every change made so far has been applied by the replicas and, when the caller
@@ -23,12 +26,12 @@ internal sealed partial class Shard
     public ValueTask WhenSettledAsync(bool wrote, NearCacheLink? writer = null)
     {
         var replicated = WhenReplicatedAsync();
-        if (!wrote || _untold.IsEmpty)
+        if (!wrote || _untold is not { IsEmpty: false } untold)
         {
             return replicated;
         }
 
-        var told = _untold.WhenToldAsync(writer);
+        var told = untold.WhenToldAsync(writer);
         return replicated.IsCompletedSuccessfully ? told : BothAsync(replicated, told);
 
         static async ValueTask BothAsync(ValueTask replicated, ValueTask told)

@@ -4,8 +4,9 @@ namespace Cubby.Grains;
 
 internal sealed partial class Shard
 {
-    private readonly KeyReaders _readers = new();
-    private readonly UntoldReaders _untold = new();
+    // Made when first needed: a write to a shard no tracking reader has read costs a null check, not visits to two more objects.
+    private KeyReaders? _readers;
+    private UntoldReaders? _untold;
     private bool _isReplica;
 
     // Set in the turn that installs a migrated entry.
@@ -25,7 +26,7 @@ internal sealed partial class Shard
     }
 
     /// <summary>Keys a tracking reader read here and has not been told about since.</summary>
-    public int TrackedKeys => _readers.Count;
+    public int TrackedKeys => _readers?.Count ?? 0;
 
     /// <summary>
     /// Remembers, in the turn that read it, that reader <paramref name="reader"/> (a <see cref="ReadTracking"/> number)
@@ -41,17 +42,18 @@ internal sealed partial class Shard
             return false;
         }
 
-        if (!_readers.Add(key, reader))
+        var readers = _readers ??= new();
+        if (!readers.Add(key, reader))
         {
             return true;
         }
 
         tracking.Added(1);
-        while (tracking.OverLimit && _readers.Count > 1 && _readers.AnyKey() is { } forgotten)
+        while (tracking.OverLimit && readers.Count > 1 && readers.AnyKey() is { } forgotten)
         {
             // Forgotten, not changed: its readers are told, listeners to its prefix have nothing to hear.
             tracking.Removed(1);
-            tracking.Send(Slot, _readers.Remove(forgotten), forgotten, untold: null);
+            tracking.Send(Slot, readers.Remove(forgotten), forgotten, untold: null);
         }
 
         return true;
@@ -59,30 +61,30 @@ internal sealed partial class Shard
 
     private void ReadersChanged(ReadOnlySpan<byte> key)
     {
-        if (Tracking is not { } tracking || (_readers.IsEmpty && tracking.Broadcasts.IsEmpty) || IsReplica || _installing)
+        if (Tracking is not { } tracking || (_readers is not { IsEmpty: false } && tracking.Broadcasts.IsEmpty) || IsReplica || _installing)
         {
             return;
         }
 
-        var readers = _readers.Remove(key);
+        var readers = _readers?.Remove(key) ?? default;
         if (!readers.IsEmpty)
         {
             tracking.Removed(1);
         }
 
-        tracking.Changed(Slot, readers, key, _untold);
+        tracking.Changed(Slot, readers, key, _untold ??= new());
     }
 
     /// <summary>Tells every reader of any key here that all of this shard's keys changed (a flush, or the shard leaving).</summary>
     private void ForgetReaders()
     {
-        if (_readers.IsEmpty)
+        if (_readers is not { IsEmpty: false } tracked)
         {
             return;
         }
 
-        var (readers, keys) = _readers.RemoveAll();
+        var (readers, keys) = tracked.RemoveAll();
         Tracking!.Removed(keys);
-        Tracking.Send(Slot, readers, null, _untold);
+        Tracking.Send(Slot, readers, null, _untold ??= new());
     }
 }

@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 namespace Cubby.Grains.Storage;
 
 /// <summary>
-/// The start of every entry block: the entry's metadata, its key's hash (so probing and rehashing never hash a key
+/// The start of every entry block: the entry's metadata, its key's hash (so rehashing and removal never hash a key
 /// again), its dense index in its store (so a lookup through the table needs no trip through the dense array) and
 /// the two lengths; the key and then the value follow it.
 /// </summary>

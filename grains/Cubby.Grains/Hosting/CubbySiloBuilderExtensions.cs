@@ -59,6 +59,7 @@ public static class CubbySiloBuilderExtensions
         silo.Services.AddSingleton<Tracking.BroadcastPublisher>();
         silo.Services.AddSingleton(services => new RelayedCommandRunner(services.GetRequiredService<ShardCatalog>(), services.GetService<RespEndpointSource>()));
         silo.Services.AddSingleton<ShardHomes>();
+        silo.Services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(static services => services.GetRequiredService<ShardHomes>());
         silo.AddGrainService<ShardHomeService>();
         silo.Services.AddSingleton<ShardHomeServices>();
         silo.Services.AddPlacementDirector<ShardPlacement, ShardPlacementDirector>();

@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using System.Collections.Immutable;
 using System.IO.Hashing;
 using System.Text;
+using Orleans;
 using Orleans.Metadata;
 using Orleans.Runtime;
 
@@ -14,11 +15,15 @@ namespace Cubby.Grains.Placement;
 /// (<see cref="IShardHomeService.Departing"/>) is no home any more, though Orleans still lists it as active.
 /// </summary>
 internal sealed class ShardHomes(IClusterMembershipService membership, IClusterManifestProvider manifests, ILocalSiloDetails local)
+    : ILifecycleParticipant<ISiloLifecycle>, IDisposable
 {
     private static readonly GrainType ShardGrainType = GrainType.Create(ShardGrain.GrainTypeName);
 
+    private readonly CancellationTokenSource _stopping = new();
     private ImmutableHashSet<SiloAddress> _departing = [];
     private long _departures;
+    private long _heardManifest = -1;
+    private Task? _listening;
 
     /// <summary>This silo.</summary>
     public SiloAddress Self => local.SiloAddress;
@@ -76,12 +81,50 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
     /// arrived, after its membership change, so the membership version alone would leave rankings made in between
     /// looking current. A silo saying it departs changes neither.
     /// </summary>
-    public long RankingStamp
+    public long RankingStamp => StampOf(manifests.Current) + Volatile.Read(ref _departures);
+
+    /// <summary>
+    /// <see cref="RankingStamp"/> as of the last cluster manifest this silo heard of: two field reads, where the exact
+    /// stamp walks Orleans' membership and manifest each time, for a check made on every write. It trails the exact
+    /// stamp only from a manifest change until its update reaches this silo's listener, and never runs ahead of it.
+    /// </summary>
+    public long HeardStamp => Volatile.Read(ref _heardManifest) + Volatile.Read(ref _departures);
+
+    public void Participate(ISiloLifecycle lifecycle) =>
+        lifecycle.Subscribe(nameof(ShardHomes), ServiceLifecycleStage.RuntimeServices, StartListening, StopListening);
+
+    public void Dispose() => _stopping.Dispose();
+
+    private static long StampOf(ClusterManifest manifest) => (manifest.Version.Major << 20) + manifest.Version.Minor;
+
+    private Task StartListening(CancellationToken cancellationToken)
     {
-        get
+        Volatile.Write(ref _heardManifest, StampOf(manifests.Current));
+        _listening = Task.Run(ListenAsync, CancellationToken.None);
+        return Task.CompletedTask;
+    }
+
+    private async Task StopListening(CancellationToken cancellationToken)
+    {
+        await _stopping.CancelAsync().ConfigureAwait(false);
+        if (_listening is { } listening)
         {
-            var version = manifests.Current.Version;
-            return (version.Major << 20) + version.Minor + Volatile.Read(ref _departures);
+            await listening.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    private async Task ListenAsync()
+    {
+        try
+        {
+            await foreach (var manifest in manifests.Updates.WithCancellation(_stopping.Token).ConfigureAwait(false))
+            {
+                // Updates may arrive late or skip versions; the current manifest is at least as new as any of them.
+                Volatile.Write(ref _heardManifest, StampOf(manifests.Current));
+            }
+        }
+        catch (OperationCanceledException) when (_stopping.IsCancellationRequested)
+        {
         }
     }
 

@@ -65,9 +65,11 @@ internal sealed partial class ShardReplicator : IDisposable
     /// <summary>
     /// Whether the shard must record its changes: it has replicas, or the ranking changed since it last looked and it may
     /// now have some. A shard with nowhere to keep a copy (a cluster of one silo) records nothing: a replica it gains
-    /// later starts from a snapshot, taken after recording resumed.
+    /// later starts from a snapshot, taken after recording resumed. The ranking is the one this silo has heard of
+    /// (<see cref="ShardHomes.HeardStamp"/>): a write in the moment before a joining silo's manifest is heard is
+    /// ordered before the join, and the new replica's snapshot, taken after, holds it.
     /// </summary>
-    public bool Recording => Volatile.Read(ref _replicaCount) > 0 || Volatile.Read(ref _rankedAt) != _homes.RankingStamp;
+    public bool Recording => Volatile.Read(ref _replicaCount) > 0 || Volatile.Read(ref _rankedAt) != _homes.HeardStamp;
 
     /// <summary>Starts replicating <paramref name="shard"/>'s changes, the first replicas getting a snapshot.</summary>
     public static ShardReplicator Start(Shard shard, int replicas, long epoch, ShardHomes homes, ShardReplicaSilos silos, ReplicaLinks links, ILogger logger)

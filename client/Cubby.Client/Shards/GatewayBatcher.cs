@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Threading.Tasks.Sources;
 using Cubby.Client.Gateways;
 using Cubby.Sharding;
@@ -74,9 +75,9 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
 
     private PendingOperation[] TakeWaiting()
     {
-        var count = Math.Min(_waiting.Count, MaxOperations);
-        var batch = _waiting.GetRange(0, count).ToArray();
-        _waiting.RemoveRange(0, count);
+        var batch = new PendingOperation[Math.Min(_waiting.Count, MaxOperations)];
+        _waiting.CopyTo(0, batch, 0, batch.Length);
+        _waiting.RemoveRange(0, batch.Length);
         return batch;
     }
 
@@ -132,7 +133,9 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
     }
 
     /// <summary>The batch's answers, or null when the gateway is no longer live, left, timed out or refused.</summary>
-    private async Task<ShardOperationResult[]?> RunAsync(PendingOperation[] batch)
+    /// <remarks>Pooled: a lone caller's every call is a batch of its own, and would otherwise allocate this method's state.</remarks>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<ShardOperationResult[]?> RunAsync(PendingOperation[] batch)
     {
         if (!live.Contains(gateway))
         {

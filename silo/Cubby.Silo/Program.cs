@@ -17,17 +17,25 @@ if (args is ["migrate", ..])
     return 0;
 }
 
-// The silo's own directory, not the working directory, is its content root: its appsettings.json is found wherever it
-// is started from, and the configuration's change watcher watches that directory only. Started from / (as a service
-// is), the working directory as root had the watcher follow the whole file system: 46,511 inotify watches, and a thread
-// busy with every file written anywhere.
-var builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { Args = args, ContentRootPath = AppContext.BaseDirectory });
-builder.AddServiceDefaults();
-builder.AddCubbySilo();
-var app = builder.Build();
-app.MapCubbySilo();
+try
+{
+    // The silo's own directory, not the working directory, is its content root: its appsettings.json is found wherever
+    // it is started from, and the configuration's change watcher watches that directory only. Started from / (as a
+    // service is), the working directory as root had the watcher follow the whole file system: 46,511 inotify watches,
+    // and a thread busy with every file written anywhere.
+    var builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { Args = args, ContentRootPath = AppContext.BaseDirectory });
+    builder.AddServiceDefaults();
+    builder.AddCubbySilo();
+    var app = builder.Build();
+    app.MapCubbySilo();
 
-// MapCubbySilo serves /health (every check, the silo's and the defaults' alike); the defaults add /alive.
-app.MapAliveEndpoint();
-await app.RunAsync().ConfigureAwait(false);
-return 0;
+    // MapCubbySilo serves /health (every check, the silo's and the defaults' alike); the defaults add /alive.
+    app.MapAliveEndpoint();
+    await app.RunAsync().ConfigureAwait(false);
+    return 0;
+}
+catch (Exception exception)
+{
+    await Console.Error.WriteLineAsync(StartFailure.Describe(exception)).ConfigureAwait(false);
+    return StartFailure.ExitCode;
+}

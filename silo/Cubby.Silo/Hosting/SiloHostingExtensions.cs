@@ -40,6 +40,7 @@ public static class SiloHostingExtensions
         builder.UseOrleans(silo =>
         {
             OrleansClustering.Configure(silo, options);
+            silo.Services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>, ListeningPortCheck>();
             silo.AddCubbyShards(options);
             silo.AddGrainService<SiloReportService>();
             silo.Services.TryAddSingleton<SiloReports>();

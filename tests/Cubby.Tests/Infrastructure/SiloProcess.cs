@@ -78,7 +78,7 @@ public sealed partial class SiloProcess : IDisposable
                 await silo.WaitUntilReadyAsync(DefaultReadyTimeout);
                 return silo;
             }
-            catch (InvalidOperationException) when (attempt < Attempts && silo.HasExited && silo.Output.Contains("address already in use", StringComparison.OrdinalIgnoreCase))
+            catch (InvalidOperationException) when (attempt < Attempts && silo.HasExited && silo.Output.Contains("is in use: another process listens", StringComparison.Ordinal))
             {
                 silo.Dispose();
             }

@@ -1,0 +1,56 @@
+using Cubby.Tests.Client;
+using Cubby.Tests.Infrastructure;
+
+namespace Cubby.Tests.Silo;
+
+/// <summary>
+/// A silo that cannot start says why in one line and exits 1: a port another process listens on (Orleans' own
+/// listeners would have shared it without an error), or a setting that is not valid. It never aborts on an unhandled
+/// exception, and the silo already on the port goes on serving.
+/// </summary>
+public sealed class StartFailureTests
+{
+    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(60);
+
+    [Theory]
+    [InlineData("Cubby:RespPort")]
+    [InlineData("Cubby:HttpPort")]
+    [InlineData("Cubby:Clustering:SiloPort")]
+    [InlineData("Cubby:Clustering:GatewayPort")]
+    public async Task A_silo_whose_port_another_process_listens_on_exits_1_naming_the_setting(string setting)
+    {
+        using var first = await SiloProcess.StartAsync();
+        var taken = setting switch
+        {
+            "Cubby:RespPort" => first.RespPort,
+            "Cubby:HttpPort" => first.HttpPort,
+            "Cubby:Clustering:SiloPort" => first.SiloPort,
+            _ => first.GatewayPort,
+        };
+        int Port(string name) => name == setting ? taken : SiloProcess.FreePort();
+
+        using var second = SiloProcess.Start(
+            Port("Cubby:RespPort"), Port("Cubby:HttpPort"), [], Port("Cubby:Clustering:SiloPort"), Port("Cubby:Clustering:GatewayPort"));
+        await Poll.UntilAsync(() => second.HasExited, Deadline, $"the second silo to exit{second.Describe()}");
+
+        Assert.Equal(1, await second.StopAsync(TimeSpan.FromSeconds(5)));
+        Assert.Contains($"The Cubby silo could not start: {setting} {taken} is in use: another process listens on 127.0.0.1:{taken}.", second.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain("Unhandled exception", second.Output, StringComparison.Ordinal);
+
+        await using var client = await RespTestClient.ConnectAsync(first.RespEndPoint);
+        Assert.Equal("PONG", (await client.CallAsync("PING")).AsString());
+        Assert.False(first.HasExited);
+    }
+
+    [Fact]
+    public async Task A_silo_with_a_setting_out_of_range_exits_1_with_the_validation_message_alone()
+    {
+        using var silo = SiloProcess.Start(SiloProcess.FreePort(), SiloProcess.FreePort(), ["--Cubby:MaxArguments", "2"]);
+        await Poll.UntilAsync(() => silo.HasExited, Deadline, $"the silo to exit{silo.Describe()}");
+
+        Assert.Equal(1, await silo.StopAsync(TimeSpan.FromSeconds(5)));
+        Assert.Contains("The Cubby silo could not start: Cubby:MaxArguments must be at least 3 (was 2).", silo.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain("Unhandled exception", silo.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain("   at ", silo.Output, StringComparison.Ordinal);
+    }
+}

@@ -24,7 +24,12 @@ internal static class StartFailure
     private static IEnumerable<Exception> Causes(Exception exception)
     {
         yield return exception;
-        var inner = exception is AggregateException aggregate ? aggregate.InnerExceptions : (IEnumerable<Exception>)[.. exception.InnerException is { } one ? [one] : Array.Empty<Exception>()];
+        IEnumerable<Exception> inner = exception switch
+        {
+            AggregateException aggregate => aggregate.InnerExceptions,
+            { InnerException: { } one } => [one],
+            _ => [],
+        };
         foreach (var cause in inner.SelectMany(Causes))
         {
             yield return cause;

@@ -12,7 +12,16 @@ if (args is ["migrate", ..])
         return 2;
     }
 
-    await PostgresSchema.ApplyAsync(connectionString, CancellationToken.None).ConfigureAwait(false);
+    try
+    {
+        await PostgresSchema.ApplyAsync(connectionString, CancellationToken.None).ConfigureAwait(false);
+    }
+    catch (SiloStartException exception)
+    {
+        await Console.Error.WriteLineAsync(exception.Message).ConfigureAwait(false);
+        return StartFailure.ExitCode;
+    }
+
     Console.WriteLine("The Orleans clustering and reminders schema is up to date.");
     return 0;
 }

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Cubby.Tests.Client;
 using Cubby.Tests.Infrastructure;
 
@@ -43,6 +44,31 @@ public sealed class StartFailureTests
     }
 
     [Fact]
+    public async Task A_silo_whose_database_cannot_be_reached_exits_1_naming_the_connection_string()
+    {
+        using var silo = SiloProcess.Start(SiloProcess.FreePort(), SiloProcess.FreePort(),
+            ["--Cubby:Clustering:Mode", "Postgres", "--Cubby:Clustering:ConnectionString", UnreachableDatabase()]);
+        await Poll.UntilAsync(() => silo.HasExited, Deadline, $"the silo to exit{silo.Describe()}");
+
+        Assert.Equal(1, await silo.StopAsync(TimeSpan.FromSeconds(5)));
+        Assert.Contains("The Cubby silo could not start: Cubby:Clustering:ConnectionString: cannot apply Cubby's schema to the database: Failed to connect to 127.0.0.1:", silo.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Migrate_against_a_database_that_cannot_be_reached_exits_1_naming_the_connection_string()
+    {
+        using var migrate = Process.Start(DotnetProcess.StartInfo(SiloProcess.SiloAssemblyPath, ["migrate", "--Cubby:Clustering:ConnectionString", UnreachableDatabase()]))!;
+        var errors = migrate.StandardError.ReadToEndAsync();
+        var output = migrate.StandardOutput.ReadToEndAsync();
+        using var deadline = new CancellationTokenSource(Deadline);
+        await migrate.WaitForExitAsync(deadline.Token);
+
+        Assert.Equal(1, migrate.ExitCode);
+        Assert.StartsWith("Cubby:Clustering:ConnectionString: cannot apply Cubby's schema to the database: Failed to connect to 127.0.0.1:", await errors, StringComparison.Ordinal);
+        Assert.DoesNotContain("schema is up to date", await output, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task A_silo_with_a_setting_out_of_range_exits_1_with_the_validation_message_alone()
     {
         using var silo = SiloProcess.Start(SiloProcess.FreePort(), SiloProcess.FreePort(), ["--Cubby:MaxArguments", "2"]);
@@ -53,4 +79,8 @@ public sealed class StartFailureTests
         Assert.DoesNotContain("Unhandled exception", silo.Output, StringComparison.Ordinal);
         Assert.DoesNotContain("   at ", silo.Output, StringComparison.Ordinal);
     }
+
+    // A port nothing listens on: the connection is refused at once.
+    private static string UnreachableDatabase() =>
+        $"Host=127.0.0.1;Port={SiloProcess.FreePort()};Database=cubby;Username=cubby;Password=cubby;Timeout=5";
 }

@@ -1,4 +1,5 @@
 using System.Reflection;
+using Cubby.Silo.Hosting;
 using Npgsql;
 
 namespace Cubby.Silo.Clustering.Postgres;
@@ -36,7 +37,20 @@ internal static class PostgresSchema
     /// Applies every script to the database of <paramref name="connectionString"/> in one transaction, so a failure
     /// leaves the schema as it was.
     /// </summary>
+    /// <exception cref="SiloStartException">The database could not be reached or refused a script; the message names the setting.</exception>
     public static async Task ApplyAsync(string connectionString, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await ApplyScriptsAsync(connectionString, cancellationToken).ConfigureAwait(false);
+        }
+        catch (NpgsqlException exception)
+        {
+            throw new SiloStartException($"Cubby:Clustering:ConnectionString: cannot apply Cubby's schema to the database: {exception.Message}", exception);
+        }
+    }
+
+    private static async Task ApplyScriptsAsync(string connectionString, CancellationToken cancellationToken)
     {
         ArgumentException.ThrowIfNullOrEmpty(connectionString);
         var connection = new NpgsqlConnection(connectionString);

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Net;
 using Cubby.Grains;
 using Cubby.Grains.Hosting;
@@ -19,6 +20,23 @@ namespace Cubby.Tests.Orleans;
 [Collection(PostgresCollection.Name)]
 public sealed class PostgresOrleansSchemaTests(PostgresServer server) : OwnSchemaTests(server, "cubby_orleans")
 {
+    [Fact]
+    public async Task Migrate_applies_the_scripts_and_says_so_each_time_it_runs()
+    {
+        for (var run = 1; run <= 2; run++)
+        {
+            using var migrate = Process.Start(DotnetProcess.StartInfo(SiloProcess.SiloAssemblyPath, ["migrate", "--Cubby:Clustering:ConnectionString", ConnectionString]))!;
+            var output = migrate.StandardOutput.ReadToEndAsync();
+            var errors = migrate.StandardError.ReadToEndAsync();
+            using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+            await migrate.WaitForExitAsync(deadline.Token);
+
+            Assert.True(migrate.ExitCode == 0, $"migrate run {run} exited with {migrate.ExitCode}: {await errors}");
+            Assert.Contains("The Orleans clustering and reminders schema is up to date.", await output, StringComparison.Ordinal);
+            Assert.Equal(17L, await CountAsync($"SELECT count(*) FROM {Schema}.orleansquery"));
+        }
+    }
+
     [Fact]
     public async Task The_scripts_apply_twice_and_concurrently_and_Orleans_clustering_and_reminders_run_on_them()
     {

@@ -28,7 +28,7 @@ internal sealed partial class Shard
     public bool IsUnchanged(ReadOnlySpan<byte> key, KeyWatch watch)
     {
         RequireTurn();
-        return _watches!.StampOf(key) == watch.Stamp && FindLive(key, Now()) >= 0 == watch.Existed;
+        return _watches?.StampOf(key) == watch.Stamp && FindLive(key, Now()) >= 0 == watch.Existed;
     }
 
     /// <summary>How many keys connections watch here.</summary>

@@ -11,26 +11,34 @@ internal static class RedisBenchmarkRunner
     private const int WarmupShare = 10;
     private const int MinimumWarmupRequests = 20_000;
 
-    // A fresh server's warm-up, per operation: about five seconds at 64 connections, which is how long a fresh silo's
-    // runtime takes to recompile its hot paths at their final tier (measured: the first 200,000 SETs after a 20,000-SET
-    // warm-up cost 38 µs of CPU each, the next 200,000 19 µs, with 18 % of the first phase's samples in the JIT).
-    private const int ServerWarmupRequests = 200_000;
-    private const int QuickServerWarmupRequests = 20_000;
+    // A fresh server's warm-up, per operation, one pass unpipelined and one pipelining 16 (each path has its own hot
+    // code): about 10 s in all, after which a .NET server's runtime has finished recompiling its hot paths. Measured on a
+    // silo: 400,000 requests in, its CPU per pipelined operation was still twice what it settled at; after 1,000,000
+    // pipelined SETs and GETs it no longer moved (bench/results/2026-11-28-vm-stop51-pairs.md).
+    private static readonly RedisBenchmarkShape[] ServerWarmupPasses =
+    [
+        new(Clients: 64, Pipeline: 1, Requests: 200_000, QuickRequests: 20_000),
+        new(Clients: 64, Pipeline: 16, Requests: 1_000_000, QuickRequests: 20_000),
+    ];
 
     /// <summary>
-    /// Runs SET then GET at 64 connections, unmeasured, on a server just started, so that no workload pays for the
-    /// server's own warm-up (a .NET server's JIT tiering, Cubby's activation of its shards). Every server gets the same.
+    /// Runs SET then GET at 64 connections, unmeasured, unpipelined and then pipelined, on a server just started, so that
+    /// no workload pays for the server's own warm-up (a .NET server's JIT tiering, Cubby's activation of its shards). Every
+    /// server gets the same.
     /// </summary>
     public static async Task WarmUpAsync(ServerSession session, ToolSet tools, HarnessOptions options)
     {
-        var requests = options.Quick ? QuickServerWarmupRequests : ServerWarmupRequests;
-        foreach (var test in new[] { "set", "get" })
+        foreach (var pass in ServerWarmupPasses)
         {
-            var arguments = Arguments(session.Probe.Port, test, options, new RedisBenchmarkShape(64, 1, requests, requests), requests);
-            var (exitCode, output, errors) = await ExternalProcess.RunAsync(tools.RedisBenchmark, arguments, TimeSpan.FromMinutes(2)).ConfigureAwait(false);
-            if (exitCode != 0)
+            var requests = options.Quick ? pass.QuickRequests : pass.Requests;
+            foreach (var test in new[] { "set", "get" })
             {
-                throw new HarnessException($"redis-benchmark {string.Join(' ', arguments)} (warm-up) exited with {exitCode}:\n{ExternalProcess.Tail(output + errors)}");
+                var arguments = Arguments(session.Probe.Port, test, options, pass, requests);
+                var (exitCode, output, errors) = await ExternalProcess.RunAsync(tools.RedisBenchmark, arguments, TimeSpan.FromMinutes(2)).ConfigureAwait(false);
+                if (exitCode != 0)
+                {
+                    throw new HarnessException($"redis-benchmark {string.Join(' ', arguments)} (warm-up) exited with {exitCode}:\n{ExternalProcess.Tail(output + errors)}");
+                }
             }
         }
     }

@@ -23,6 +23,7 @@ internal sealed partial class Shard : IDisposable
     private readonly int _maxValueBytes;
     private long _expired;
     private long _evicted;
+    private long _calls;
     private bool _disposed;
     private bool _closed;
 
@@ -77,6 +78,12 @@ internal sealed partial class Shard : IDisposable
     public long EvictedCount => Volatile.Read(ref _evicted);
 
     /// <summary>
+    /// Turns callers have taken on this shard: commands through the RESP door, commands relayed from other silos, and
+    /// the client's calls, however they reached it. Counted in the turn, so without an atomic operation; read without it.
+    /// </summary>
+    public long CallCount => Volatile.Read(ref _calls);
+
+    /// <summary>
     /// Holds this grain's turn across several calls, for commands that must be atomic over several slots (MSETNX).
     /// Turns are re-entrant on the holding thread. Callers take several grains in ascending slot order.
     /// </summary>
@@ -88,6 +95,7 @@ internal sealed partial class Shard : IDisposable
     /// </summary>
     public void ExitTurn()
     {
+        _calls++;
         try
         {
             SealChanges();

@@ -70,9 +70,9 @@ internal static class KeyCommandRunner
 
     /// <summary>
     /// Runs a command on several keys if every one of their shards is active and open here, holding all their turns;
-    /// false when any is not (nothing ran). <paramref name="firstSlot"/> is the lowest of them, for the caller's metrics.
+    /// false when any is not (nothing ran).
     /// </summary>
-    public static bool TryRunHere(ShardCatalog catalog, KeyCommand command, CommandContext context, RespRequest request, out int firstSlot)
+    public static bool TryRunHere(ShardCatalog catalog, KeyCommand command, CommandContext context, RespRequest request)
     {
         var slotsByArgument = ArrayPool<int>.Shared.Rent(request.Count);
         var slots = ArrayPool<int>.Shared.Rent(request.Count);
@@ -89,7 +89,6 @@ internal static class KeyCommandRunner
             }
 
             distinct = SortDistinct(slots.AsSpan(0, distinct));
-            firstSlot = slots[0];
             foreach (var slot in slots.AsSpan(0, distinct))
             {
                 if (catalog.Find(slot) is not { } shard || !shard.TryEnterTurn())

@@ -4,7 +4,7 @@ using System.Diagnostics.Metrics;
 namespace Cubby.Silo.Diagnostics;
 
 /// <summary>
-/// Silo-wide command counts by command and result, the latency distribution, and operations per slot. Connections
+/// Silo-wide command counts by command and result, and the latency distribution. Connections
 /// count in their own <see cref="CommandTally"/> and publish once per batch; readers (the meter, <c>/metrics</c>, the
 /// series sampler) read the totals.
 /// </summary>
@@ -15,22 +15,18 @@ internal sealed class CommandMetrics
 
     private readonly long[] _results;
     private readonly long[] _latency = new long[LatencyBuckets.Count];
-    private readonly int[] _slotOperations;
     private long _elapsedTicks;
 
-    public CommandMetrics(IEnumerable<string> commandNames, int slotCount)
+    public CommandMetrics(IEnumerable<string> commandNames)
     {
         Names = [.. commandNames, UnknownCommand];
         _results = new long[Names.Count * 2];
-        _slotOperations = new int[slotCount];
     }
 
     /// <summary>Command names by index; the last is <see cref="UnknownCommand"/>.</summary>
     public IReadOnlyList<string> Names { get; }
 
     public int UnknownIndex => Names.Count - 1;
-
-    public int SlotCount => _slotOperations.Length;
 
     /// <summary>Set once the meter exists; recorded only while someone listens (OpenTelemetry, dotnet-counters).</summary>
     public Histogram<double>? Duration { get; set; }
@@ -72,18 +68,6 @@ internal sealed class CommandMetrics
         {
             Interlocked.Add(ref _elapsedTicks, tally.ElapsedTicks);
             tally.ElapsedTicks = 0;
-        }
-    }
-
-    /// <summary>One keyed command ran here on <paramref name="slot"/> (counted by its first key).</summary>
-    public void CountSlot(int slot) => Interlocked.Increment(ref _slotOperations[slot]);
-
-    /// <summary>Moves the per-slot counts since the last call to <paramref name="destination"/>, leaving zeros.</summary>
-    public void TakeSlotOperations(Span<int> destination)
-    {
-        for (var slot = 0; slot < _slotOperations.Length; slot++)
-        {
-            destination[slot] = Interlocked.Exchange(ref _slotOperations[slot], 0);
         }
     }
 }

@@ -11,7 +11,7 @@ internal sealed partial class SeriesSampler(SiloRuntime silo, ILogger<SeriesSamp
 {
     private const int BusiestSlotsShown = 10;
 
-    private readonly SlotActivity _slots = new(silo.Metrics.SlotCount);
+    private readonly SlotActivity _slots = new(silo.Catalog);
     private readonly long[] _latency = new long[LatencyBuckets.Count];
     private readonly long[] _latencyDelta = new long[LatencyBuckets.Count];
     private Totals _last;
@@ -68,7 +68,7 @@ internal sealed partial class SeriesSampler(SiloRuntime silo, ILogger<SeriesSamp
             Rate(totals.Expired - _last.Expired, seconds),
             silo.Catalog.Count(),
             silo.Catalog.Budget.Used));
-        _slots.Sample(silo.Metrics);
+        _slots.Sample();
         silo.Series.BusiestSlots = _slots.Busiest(BusiestSlotsShown);
         _last = totals;
         _lastTimestamp = now;

@@ -1,27 +1,31 @@
+using Cubby.Grains;
+
 namespace Cubby.Silo.Diagnostics;
 
-/// <summary>Per-slot command counts over the last <see cref="WindowSeconds"/> samples, to rank the busiest slots.</summary>
-internal sealed class SlotActivity(int slotCount)
+/// <summary>
+/// Calls on each of this silo's shards over the last <see cref="WindowSeconds"/> samples, to rank the busiest slots:
+/// commands through the RESP door, commands relayed from other silos, and client calls through the gateway alike, as
+/// each shard counts them (<see cref="Shard.CallCount"/>).
+/// </summary>
+internal sealed class SlotActivity(ShardCatalog catalog)
 {
     public const int WindowSeconds = 10;
 
-    private readonly int[][] _samples = [.. Enumerable.Range(0, WindowSeconds).Select(_ => new int[slotCount])];
-    private readonly long[] _window = new long[slotCount];
+    private readonly int[][] _samples = [.. Enumerable.Range(0, WindowSeconds).Select(_ => new int[catalog.SlotCount])];
+    private readonly long[] _window = new long[catalog.SlotCount];
+    private readonly Shard?[] _counted = new Shard?[catalog.SlotCount];
+    private readonly long[] _countedCalls = new long[catalog.SlotCount];
     private int _next;
     private int _filled;
 
-    /// <summary>Takes one second's counts from <paramref name="metrics"/> into the window, dropping the oldest second.</summary>
-    public void Sample(CommandMetrics metrics)
+    /// <summary>Takes each shard's calls since the last sample into the window, dropping the oldest second.</summary>
+    public void Sample()
     {
         var sample = _samples[_next];
         for (var slot = 0; slot < sample.Length; slot++)
         {
             _window[slot] -= sample[slot];
-        }
-
-        metrics.TakeSlotOperations(sample);
-        for (var slot = 0; slot < sample.Length; slot++)
-        {
+            sample[slot] = CallsSinceLastSample(slot);
             _window[slot] += sample[slot];
         }
 
@@ -29,7 +33,7 @@ internal sealed class SlotActivity(int slotCount)
         _filled = Math.Min(_filled + 1, WindowSeconds);
     }
 
-    /// <summary>The <paramref name="count"/> slots with the most commands in the window, busiest first; idle slots left out.</summary>
+    /// <summary>The <paramref name="count"/> slots with the most calls in the window, busiest first; idle slots left out.</summary>
     public IReadOnlyList<BusySlot> Busiest(int count)
     {
         var seconds = Math.Max(_filled, 1);
@@ -39,5 +43,16 @@ internal sealed class SlotActivity(int slotCount)
             .ThenBy(slot => slot)
             .Take(count)
             .Select(slot => new BusySlot(slot, Math.Round((double)_window[slot] / seconds, 1)))];
+    }
+
+    private int CallsSinceLastSample(int slot)
+    {
+        // A shard that arrived here (activated, or moved in) since the last sample counts from its own zero.
+        var shard = catalog.Find(slot);
+        var calls = shard?.CallCount ?? 0;
+        var since = ReferenceEquals(shard, _counted[slot]) ? calls - _countedCalls[slot] : calls;
+        _counted[slot] = shard;
+        _countedCalls[slot] = calls;
+        return (int)Math.Min(since, int.MaxValue);
     }
 }

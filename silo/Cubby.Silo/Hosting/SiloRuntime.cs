@@ -64,7 +64,7 @@ internal sealed class SiloRuntime(
     public SiloStatistics Statistics { get; } = new();
 
     /// <summary>Commands by name and result, their latencies, and operations per slot.</summary>
-    public CommandMetrics Metrics { get; } = new(CommandTable.Create().All.Select(static command => command.Name), options.Value.SlotCount);
+    public CommandMetrics Metrics { get; } = new(CommandTable.Create().All.Select(static command => command.Name));
 
     /// <summary>The last minutes of activity, one point a second, for the dashboard.</summary>
     public SiloSeries Series { get; } = new();

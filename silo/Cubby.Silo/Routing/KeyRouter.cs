@@ -21,7 +21,6 @@ internal static class KeyRouter
             var slot = catalog.ShardMap.SlotOf(request[command.FirstKey]);
             if (KeyCommandRunner.TryRunHere(catalog, slot, command, session.Context, request))
             {
-                silo.Metrics.CountSlot(slot);
                 return;
             }
 
@@ -45,9 +44,8 @@ internal static class KeyRouter
             }
         }
 
-        if (KeyCommandRunner.TryRunHere(catalog, command, session.Context, request, out var firstSlot))
+        if (KeyCommandRunner.TryRunHere(catalog, command, session.Context, request))
         {
-            silo.Metrics.CountSlot(firstSlot);
             return;
         }
 

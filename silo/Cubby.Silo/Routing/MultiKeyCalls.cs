@@ -75,11 +75,7 @@ internal static class MultiKeyCalls
         }
 
         await session.ReplyTurnAsync().ConfigureAwait(false);
-        if (KeyCommandRunner.TryRunHere(silo.Catalog, command, session.Context, copy, out var firstSlot))
-        {
-            silo.Metrics.CountSlot(firstSlot);
-        }
-        else
+        if (!KeyCommandRunner.TryRunHere(silo.Catalog, command, session.Context, copy))
         {
             session.Writer.WriteError(ErrorText.CrossShard);
         }
@@ -112,7 +108,6 @@ internal static class MultiKeyCalls
 
         if (ran)
         {
-            session.Silo.Metrics.CountSlot(slot);
             merged.Add(captured.WrittenSpan, boundaries.ToArray(), share);
         }
 

@@ -33,7 +33,6 @@ internal static class ShardRelay
         }
 
         silo.Statistics.AddLookups(reply.Hits, reply.Misses);
-        silo.Metrics.CountSlot(slot);
         return reply;
     }
 

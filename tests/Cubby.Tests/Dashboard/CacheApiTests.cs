@@ -1,5 +1,6 @@
 using Cubby.Tests.Client;
 using Cubby.Tests.Infrastructure;
+using Microsoft.Extensions.DependencyInjection;
 
 namespace Cubby.Tests.Dashboard;
 
@@ -99,6 +100,26 @@ public sealed class CacheApiTests
             var busiest = CacheApi.Silos(await CacheApi.ReadAsync(http))[0].GetProperty("stats").GetProperty("busiestSlots");
             return busiest.GetArrayLength() > 0 && busiest[0].GetProperty("slot").GetInt32() == slot;
         }, what: $"slot {slot} to top the busiest slots");
+    }
+
+    [Fact]
+    public async Task Busiest_slots_count_calls_through_the_gateway_client()
+    {
+        await using var silo = await DashboardSilo.StartAsync();
+        using var http = DashboardHttp.For(silo.Endpoints.Http);
+        await using var app = ClientHarness.GatewayApp(silo);
+        var client = app.GetRequiredService<Cubby.Client.ICubbyClient>();
+        var slot = silo.Runtime.Catalog.ShardMap.SlotOf("{gateway-hot}:0");
+        await Poll.UntilAsync(async () =>
+        {
+            for (var i = 0; i < 50; i++)
+            {
+                await client.GetAsync($"{{gateway-hot}}:{i}");
+            }
+
+            var busiest = CacheApi.Silos(await CacheApi.ReadAsync(http))[0].GetProperty("stats").GetProperty("busiestSlots");
+            return busiest.GetArrayLength() > 0 && busiest[0].GetProperty("slot").GetInt32() == slot;
+        }, what: $"slot {slot}, read only through the gateway, to top the busiest slots");
     }
 
     [Theory]

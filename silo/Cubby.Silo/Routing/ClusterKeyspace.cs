@@ -15,7 +15,7 @@ internal static class ClusterKeyspace
 {
     public static async ValueTask DbSizeAsync(ClientSession session)
     {
-        var counts = await EveryShardAsync(session, static shard => (long)shard.Count, static grain => CountAsync(grain)).ConfigureAwait(false);
+        var counts = await EveryShardAsync(session, static shard => (long)shard.Count, static grain => CountAsync(grain), wrote: false).ConfigureAwait(false);
         if (counts is not null)
         {
             session.Writer.WriteInteger(counts.Sum());
@@ -27,7 +27,7 @@ internal static class ClusterKeyspace
         // Tracking connections hear of it first, with one null invalidation each, as from Redis: a key read again
         // before its shard is emptied is still sent on its own when it is.
         await Tracking.TrackingCommands.FlushingAsync(session.Silo).ConfigureAwait(false);
-        if (await EveryShardAsync(session, static shard => shard.Clear(), static grain => grain.Clear().AsTask()).ConfigureAwait(false) is not null)
+        if (await EveryShardAsync(session, static shard => shard.Clear(), static grain => grain.Clear().AsTask(), wrote: true).ConfigureAwait(false) is not null)
         {
             session.Writer.WriteOk();
         }
@@ -35,7 +35,7 @@ internal static class ClusterKeyspace
 
     public static async ValueTask KeysAsync(ClientSession session, byte[] pattern)
     {
-        var keys = await EveryShardAsync(session, shard => LocalKeys(shard, pattern), grain => grain.Keys(pattern).AsTask()).ConfigureAwait(false);
+        var keys = await EveryShardAsync(session, shard => LocalKeys(shard, pattern), grain => grain.Keys(pattern).AsTask(), wrote: false).ConfigureAwait(false);
         if (keys is not null)
         {
             MatchingKeys.WriteArray(session.Writer, [.. keys.SelectMany(static shardKeys => shardKeys)]);
@@ -56,7 +56,7 @@ internal static class ClusterKeyspace
         for (var i = 0; i < slotCount && key is null; i++)
         {
             var slot = (start + i) % slotCount;
-            if (!TryHere(silo, slot, static shard => shard.RandomKey(), out key))
+            if (!TryHere(session, slot, static shard => shard.RandomKey(), wrote: false, out key))
             {
                 remote.Add(slot);
             }
@@ -115,7 +115,7 @@ internal static class ClusterKeyspace
                 var shard = (int)slot;
                 try
                 {
-                    keys.AddRange(TryHere(silo, shard, shard => LocalKeys(shard, pattern, kind), out var here) ? here
+                    keys.AddRange(TryHere(session, shard, shard => LocalKeys(shard, pattern, kind), wrote: false, out var here) ? here
                         : await ShardRelay.CallAsync(silo, grains => grains.GetGrain<IShardGrain>(shard).Keys(pattern, type).AsTask()).ConfigureAwait(false));
                 }
                 catch (Exception exception) when (exception is not OutOfMemoryException)
@@ -145,10 +145,14 @@ internal static class ClusterKeyspace
         return [.. keys];
     }
 
-    /// <summary>Runs <paramref name="here"/> in the shard's turn if it is active on this silo.</summary>
-    private static bool TryHere<T>(SiloRuntime silo, int slot, Func<Shard, T> here, out T result)
+    /// <summary>
+    /// Runs <paramref name="here"/> in the turn of shard <paramref name="slot"/> if it is active here, and notes the shard
+    /// in the session's context, so the reply waits, as a key command's does, until what the shard sealed is on its
+    /// replicas and, when the call <paramref name="wrote"/>, until the near caches that held its keys dropped them.
+    /// </summary>
+    private static bool TryHere<T>(ClientSession session, int slot, Func<Shard, T> here, bool wrote, out T result)
     {
-        if (silo.Catalog.Find(slot) is { } shard && shard.TryEnterTurn())
+        if (session.Silo.Catalog.Find(slot) is { } shard && shard.TryEnterTurn())
         {
             try
             {
@@ -158,6 +162,7 @@ internal static class ClusterKeyspace
             finally
             {
                 shard.ExitTurn();
+                session.Context.RanOn(shard, wrote);
             }
         }
 
@@ -169,14 +174,14 @@ internal static class ClusterKeyspace
     /// Every shard's answer, by shard, once the caller may write its reply; null (with the error written) when a shard
     /// could not be reached.
     /// </summary>
-    private static async Task<T[]?> EveryShardAsync<T>(ClientSession session, Func<Shard, T> here, Func<IShardGrain, Task<T>> remote)
+    private static async Task<T[]?> EveryShardAsync<T>(ClientSession session, Func<Shard, T> here, Func<IShardGrain, Task<T>> remote, bool wrote)
     {
         var silo = session.Silo;
         var results = new T[silo.Catalog.SlotCount];
         var elsewhere = new List<int>();
         for (var slot = 0; slot < results.Length; slot++)
         {
-            if (!TryHere(silo, slot, here, out results[slot]))
+            if (!TryHere(session, slot, here, wrote, out results[slot]))
             {
                 elsewhere.Add(slot);
             }

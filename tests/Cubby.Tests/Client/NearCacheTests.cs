@@ -120,6 +120,33 @@ public sealed class NearCacheTests
     }
 
     [Fact]
+    public async Task A_flush_through_the_RESP_door_waits_for_a_strict_near_cache_as_a_write_does()
+    {
+        await using var harness = await StartAsync();
+        await harness.Client.PutAsync("flushed", Utf8("v1"));
+        await KeptAsync(harness.Client, "flushed", "v1");
+        await using var app = ClientHarness.GatewayApp(harness.Silo);
+        Assert.False(await app.GetRequiredService<ICubbyClient>().ExistsAsync("connects"));
+        var grains = app.GetRequiredService<IClusterClient>();
+        var stalled = new StalledReader();
+        var reader = grains.CreateObjectReference<INearCacheReader>(stalled);
+        var service = SiloBatches.ServiceAt(grains, Assert.IsType<CubbyClient>(harness.Client).Batches!.Batchers.Single().Gateway);
+        var term = TimeSpan.FromMilliseconds(600);
+        var leased = Stopwatch.StartNew();
+        await service.Renew(reader, new NearCacheTerms(term, ChangesWait: true));
+        var read = await service.RunTracked([ShardOperation.TrackedGet(new ShardMap().SlotOf("flushed"), Utf8("flushed"), slide: false)], reader);
+        Assert.Equal("v1", Text(read[0].Entry?.Value));
+
+        // The flush empties the shard here, in its turn, without a grain call; its OK must still wait like a write's.
+        RespAssert.Ok(await harness.Monitor.CallAsync("FLUSHALL").WaitAsync(TestDeadlines.Call));
+
+        await stalled.Sent.WaitAsync(TestDeadlines.Call);
+        Assert.False(stalled.Taken, "the stalled reader took its invalidation");
+        Assert.True(leased.Elapsed >= term, $"FLUSHALL was answered {leased.Elapsed} after the lease was given, inside its {term}");
+        stalled.Release();
+    }
+
+    [Fact]
     public async Task An_app_that_stops_tells_the_silo_so_writes_stop_waiting_for_its_near_cache()
     {
         await using var harness = await StartAsync();

@@ -88,62 +88,66 @@ public sealed class NearCacheTests
     public async Task A_write_waits_for_a_strict_near_cache_that_does_not_take_its_invalidation_only_until_its_lease_ends(bool changesWait)
     {
         await using var harness = await StartAsync();
-        await harness.Client.PutAsync("stalled", Utf8("v1"));
-        await KeptAsync(harness.Client, "stalled", "v1");
-        await using var app = ClientHarness.GatewayApp(harness.Silo);
-        Assert.False(await app.GetRequiredService<ICubbyClient>().ExistsAsync("connects"));
-        var grains = app.GetRequiredService<IClusterClient>();
-        var stalled = new StalledReader();
-        var reader = grains.CreateObjectReference<INearCacheReader>(stalled);
-        var service = SiloBatches.ServiceAt(grains, Assert.IsType<CubbyClient>(harness.Client).Batches!.Batchers.Single().Gateway);
 
-        // A near cache that read the key under a lease, then stops taking invalidations. A pushed one's lease is long:
-        // a write that waited for it would not be answered within the test's deadline.
+        // A pushed near cache's lease is long: a write that waited for it would not be answered within the test's deadline.
         var term = changesWait ? TimeSpan.FromMilliseconds(600) : TimeSpan.FromMinutes(5);
-        var leased = Stopwatch.StartNew();
-        await service.Renew(reader, new NearCacheTerms(term, changesWait));
-        var read = await service.RunTracked([ShardOperation.TrackedGet(new ShardMap().SlotOf("stalled"), Utf8("stalled"), slide: false)], reader);
-        Assert.Equal("v1", Text(read[0].Entry?.Value));
+        await using var stalled = await StallAsync(harness, "stalled", term, changesWait);
 
         await harness.Client.PutAsync("stalled", Utf8("v2")).AsTask().WaitAsync(TestDeadlines.Call);
 
         // Answered while the invalidation was still untaken; a strict reader's write not before its lease ran out.
-        await stalled.Sent.WaitAsync(TestDeadlines.Call);
-        Assert.False(stalled.Taken, "the stalled reader took its invalidation");
+        await stalled.Reader.Sent.WaitAsync(TestDeadlines.Call);
+        Assert.False(stalled.Reader.Taken, "the stalled reader took its invalidation");
         if (changesWait)
         {
-            Assert.True(leased.Elapsed >= term, $"the write was answered {leased.Elapsed} after the lease was given, inside its {term}");
+            Assert.True(stalled.Leased.Elapsed >= term, $"the write was answered {stalled.Leased.Elapsed} after the lease was given, inside its {term}");
         }
 
         Assert.Equal("v2", Text(await harness.Client.GetAsync("stalled")));
-        stalled.Release();
     }
 
     [Fact]
     public async Task A_flush_through_the_RESP_door_waits_for_a_strict_near_cache_as_a_write_does()
     {
         await using var harness = await StartAsync();
-        await harness.Client.PutAsync("flushed", Utf8("v1"));
-        await KeptAsync(harness.Client, "flushed", "v1");
-        await using var app = ClientHarness.GatewayApp(harness.Silo);
-        Assert.False(await app.GetRequiredService<ICubbyClient>().ExistsAsync("connects"));
-        var grains = app.GetRequiredService<IClusterClient>();
-        var stalled = new StalledReader();
-        var reader = grains.CreateObjectReference<INearCacheReader>(stalled);
-        var service = SiloBatches.ServiceAt(grains, Assert.IsType<CubbyClient>(harness.Client).Batches!.Batchers.Single().Gateway);
         var term = TimeSpan.FromMilliseconds(600);
-        var leased = Stopwatch.StartNew();
-        await service.Renew(reader, new NearCacheTerms(term, ChangesWait: true));
-        var read = await service.RunTracked([ShardOperation.TrackedGet(new ShardMap().SlotOf("flushed"), Utf8("flushed"), slide: false)], reader);
-        Assert.Equal("v1", Text(read[0].Entry?.Value));
+        await using var stalled = await StallAsync(harness, "flushed", term, changesWait: true);
 
         // The flush empties the shard here, in its turn, without a grain call; its OK must still wait like a write's.
         RespAssert.Ok(await harness.Monitor.CallAsync("FLUSHALL").WaitAsync(TestDeadlines.Call));
 
-        await stalled.Sent.WaitAsync(TestDeadlines.Call);
-        Assert.False(stalled.Taken, "the stalled reader took its invalidation");
-        Assert.True(leased.Elapsed >= term, $"FLUSHALL was answered {leased.Elapsed} after the lease was given, inside its {term}");
-        stalled.Release();
+        await stalled.Reader.Sent.WaitAsync(TestDeadlines.Call);
+        Assert.False(stalled.Reader.Taken, "the stalled reader took its invalidation");
+        Assert.True(stalled.Leased.Elapsed >= term, $"FLUSHALL was answered {stalled.Leased.Elapsed} after the lease was given, inside its {term}");
+    }
+
+    /// <summary>
+    /// A second app's near cache that reads <paramref name="key"/> (stored as "v1") under a lease of <paramref name="term"/>
+    /// and then stops taking invalidations until disposed.
+    /// </summary>
+    private static async Task<StalledNearCache> StallAsync(ClientHarness harness, string key, TimeSpan term, bool changesWait)
+    {
+        await harness.Client.PutAsync(key, Utf8("v1"));
+        await KeptAsync(harness.Client, key, "v1");
+        var app = ClientHarness.GatewayApp(harness.Silo);
+        try
+        {
+            Assert.False(await app.GetRequiredService<ICubbyClient>().ExistsAsync("connects"));
+            var grains = app.GetRequiredService<IClusterClient>();
+            var stalled = new StalledReader();
+            var reader = grains.CreateObjectReference<INearCacheReader>(stalled);
+            var service = SiloBatches.ServiceAt(grains, Assert.IsType<CubbyClient>(harness.Client).Batches!.Batchers.Single().Gateway);
+            var leased = Stopwatch.StartNew();
+            await service.Renew(reader, new NearCacheTerms(term, changesWait));
+            var read = await service.RunTracked([ShardOperation.TrackedGet(new ShardMap().SlotOf(key), Utf8(key), slide: false)], reader);
+            Assert.Equal("v1", Text(read[0].Entry?.Value));
+            return new StalledNearCache(app, stalled, leased);
+        }
+        catch
+        {
+            await app.DisposeAsync();
+            throw;
+        }
     }
 
     [Fact]
@@ -451,6 +455,16 @@ public sealed class NearCacheTests
         using var host = builder.Build();
         var inProcess = Assert.Throws<OptionsValidationException>(() => host.Services.GetRequiredService<IOptions<CubbyClientOptions>>().Value);
         Assert.Contains("Cubby:Client:NearCache:Enabled needs the gateway client", inProcess.Message);
+    }
+
+    /// <summary>The app whose near cache stalled, its reader, and the time since its lease was given.</summary>
+    private sealed record StalledNearCache(ServiceProvider App, StalledReader Reader, Stopwatch Leased) : IAsyncDisposable
+    {
+        public ValueTask DisposeAsync()
+        {
+            Reader.Release();
+            return App.DisposeAsync();
+        }
     }
 
     /// <summary>A near cache whose process stalls: it is sent invalidations and takes none until released.</summary>

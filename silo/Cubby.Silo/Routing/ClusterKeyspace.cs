@@ -2,7 +2,6 @@ using Cubby.Grains;
 using Cubby.Grains.Commands;
 using Cubby.Sharding;
 using Cubby.Silo.Commands;
-using Cubby.Silo.Hosting;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Routing;

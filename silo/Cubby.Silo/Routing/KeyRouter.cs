@@ -14,8 +14,7 @@ internal static class KeyRouter
 {
     public static void Execute(ClientSession session, CommandDefinition definition, KeyCommand command, RespRequest request)
     {
-        var silo = session.Silo;
-        var catalog = silo.Catalog;
+        var catalog = session.Silo.Catalog;
         if (command.FirstKey == command.LastKey)
         {
             var slot = catalog.ShardMap.SlotOf(request[command.FirstKey]);

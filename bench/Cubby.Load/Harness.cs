@@ -67,6 +67,7 @@ internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter 
             loadBefore,
             LinuxProcess.LoadAverage(),
             Math.Round(clock.Elapsed.TotalSeconds, 1),
+            options.SettleAge.TotalSeconds,
             options.PinServer ? $"each server pinned to core {CorePinning.ServerCores}, the load generators to cores {CorePinning.LoadCores}" : null,
             WorkloadSpec.All.ToDictionary(w => w.Id, w => w.Description));
         return new RunReport(info, rows);
@@ -116,6 +117,11 @@ internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter 
         try
         {
             await RedisBenchmarkRunner.WarmUpAsync(session, tools, options).ConfigureAwait(false);
+            if (options.SettleAge - session.Age is { Ticks: > 0 } settling)
+            {
+                await Task.Delay(settling).ConfigureAwait(false);
+            }
+
             return session;
         }
         catch

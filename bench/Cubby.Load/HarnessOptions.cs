@@ -36,6 +36,14 @@ internal sealed record HarnessOptions
     /// <summary>Unmeasured load before each measured .NET phase, so JIT and connection setup are not in the numbers.</summary>
     public TimeSpan Warmup => Quick ? TimeSpan.FromMilliseconds(250) : TimeSpan.FromSeconds(1);
 
+    /// <summary>
+    /// How old each server is, at least, when its first workload starts: after the warm-up it waits, idle, until then.
+    /// A silo runs Orleans', the dashboard's and its metrics' periodic work for the first time about 30 s and 60 s after
+    /// start, about a second of CPU each time (bench/results/2026-11-28-vm-silo-age.md), which is start-up, not the
+    /// steady state the workloads compare. Every server waits alike; a quick run does not wait.
+    /// </summary>
+    public TimeSpan SettleAge => Quick ? TimeSpan.Zero : TimeSpan.FromSeconds(70);
+
     public IReadOnlyList<ServerKind> Servers { get; init; } = [ServerKind.Cubby, ServerKind.Redis, ServerKind.Garnet];
 
     public string? SiloPath { get; init; }

@@ -6,8 +6,11 @@ namespace Cubby.Load;
 /// <summary>A started server with the control connection the harness reads INFO and fills keys on.</summary>
 internal sealed class ServerSession : IDisposable
 {
-    private ServerSession(ServerProcess server, ConnectionMultiplexer control)
+    private readonly long _started;
+
+    private ServerSession(ServerProcess server, ConnectionMultiplexer control, long started)
     {
+        _started = started;
         Server = server;
         Control = control;
         Probe = new ServerProbe(server, control);
@@ -19,12 +22,16 @@ internal sealed class ServerSession : IDisposable
 
     public ServerProbe Probe { get; }
 
+    /// <summary>How long ago the server was started.</summary>
+    public TimeSpan Age => TimeProvider.System.GetElapsedTime(_started);
+
     public static async Task<ServerSession> StartAsync(ServerKind kind, ToolSet tools, bool pinned)
     {
+        var started = TimeProvider.System.GetTimestamp();
         var server = await ServerProcess.StartAsync(kind, tools, pinned: pinned).ConfigureAwait(false);
         try
         {
-            return new ServerSession(server, await server.ConnectAsync(TimeSpan.FromSeconds(30)).ConfigureAwait(false));
+            return new ServerSession(server, await server.ConnectAsync(TimeSpan.FromSeconds(30)).ConfigureAwait(false), started);
         }
         catch
         {

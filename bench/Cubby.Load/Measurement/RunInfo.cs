@@ -21,5 +21,6 @@ internal sealed record RunInfo(
     string LoadAverageBefore,
     string LoadAverageAfter,
     double TotalSeconds,
+    double SettleSeconds,
     string? Pinning,
     IReadOnlyDictionary<string, string> Workloads);

@@ -15,7 +15,7 @@ internal static class MarkdownReport
 
         Line($"# Cubby vs Redis vs Garnet: {info.Date} on {info.Machine}");
         Line($"");
-        Line($"{(info.Mode == "quick" ? "Quick run (short, not for comparison)" : "Full run")}: {info.Rounds} round(s); each round starts every server fresh and runs every workload on it, one server at a time, in rotating order. Cells are medians over rounds with [min–max]. Load generators and server share one machine: {info.Cores} cores, {info.Cpu}{(info.Pinning is null ? string.Empty : "; " + info.Pinning)}; load average {info.LoadAverageBefore} before, {info.LoadAverageAfter} after; {info.TotalSeconds:0} s in all.");
+        Line($"{(info.Mode == "quick" ? "Quick run (short, not for comparison)" : "Full run")}: {info.Rounds} round(s); each round starts every server fresh and runs every workload on it, one server at a time, in rotating order{(info.SettleSeconds > 0 ? $", from {info.SettleSeconds:0} s after the server's start" : string.Empty)}. Cells are medians over rounds with [min–max]. Load generators and server share one machine: {info.Cores} cores, {info.Cpu}{(info.Pinning is null ? string.Empty : "; " + info.Pinning)}; load average {info.LoadAverageBefore} before, {info.LoadAverageAfter} after; {info.TotalSeconds:0} s in all.");
         Line($"");
         Line($"Redis {info.RedisVersion} (`--save '' --appendonly no`), Garnet {info.GarnetVersion} (`--memory 2g --index 64m`), Cubby silo `{Path.GetFileName(info.Silo)}` (workstation GC, default Native store), {info.Runtime}. Values {info.ValueBytes} B, {info.Keys} keys; .NET workloads: {info.Callers} callers on one multiplexed connection, {info.DurationSeconds:0.##} s measured after a warm-up, TTL {info.TimeToLiveMs / 1000} s.");
         Line($"");

@@ -82,7 +82,7 @@ internal sealed partial class Shard
 
             switch (Write(key, index, value, metadata, now))
             {
-                case ChargeOutcome.Evicted:
+                case ChargeOutcome.Reclaimed:
                     continue;
                 case ChargeOutcome.OutOfMemory:
                     return SetStatus.OutOfMemory;

@@ -66,7 +66,7 @@ internal sealed partial class Shard
             var metadata = index >= 0 ? Touched(index, now) : EntryMetadata.Create(ExpirySpec.Never, 0, now) with { Kind = EntryKind.Hash };
             switch (Write(key, index, next, metadata, now))
             {
-                case ChargeOutcome.Evicted:
+                case ChargeOutcome.Reclaimed:
                     continue;
                 case ChargeOutcome.OutOfMemory:
                     return UpdateStatus.OutOfMemory;

@@ -127,45 +127,44 @@ internal sealed partial class Shard
     }
 
     /// <summary>
-    /// Evicts the entry with <paramref name="key"/> if it lives in the block at <paramref name="block"/>: one
-    /// of a slab page being drained. Never waits for the turn, for the reason <see cref="TryEvictOne"/> gives.
+    /// Moves the entry with <paramref name="key"/> to another block if it lives in the block at <paramref name="block"/>:
+    /// one of a slab page being emptied. An expired entry is removed instead. Never waits for the turn, for the reason
+    /// <see cref="TryEvictOne"/> gives.
     /// </summary>
-    public BlockEviction TryEvictBlock(ReadOnlySpan<byte> key, nint block)
+    public BlockMove TryMoveBlock(ReadOnlySpan<byte> key, nint block)
     {
         if (!_turn.TryEnter())
         {
-            return BlockEviction.Busy;
+            return BlockMove.Busy;
         }
 
         try
         {
             if (_disposed)
             {
-                return BlockEviction.NotHere;
+                return BlockMove.NotHere;
             }
 
             if (!IsFreeForCaller())
             {
-                return BlockEviction.Busy;
+                return BlockMove.Busy;
             }
 
             var index = _store.IndexOf(key);
             if (index < 0 || !_store.HoldsBlockAt(index, block))
             {
-                return BlockEviction.NotHere;
+                return BlockMove.NotHere;
             }
 
             if (_store.MetadataAt(index).IsExpiredAt(Now()))
             {
                 _expired++;
-            }
-            else
-            {
-                _evicted++;
+                RemoveEntry(index);
+                return BlockMove.Removed;
             }
 
-            RemoveEntry(index);
-            return BlockEviction.Evicted;
+            _store.MoveBlock(index);
+            return BlockMove.Moved;
         }
         finally
         {

@@ -38,7 +38,7 @@ internal sealed partial class Shard
                     : EntryMetadata.Create(request.Expiry, request.Flags, now);
                 switch (Write(key, index, value, metadata, now, ref previous))
                 {
-                    case ChargeOutcome.Evicted:
+                    case ChargeOutcome.Reclaimed:
                         continue;
                     case ChargeOutcome.OutOfMemory:
                         return SetStatus.OutOfMemory;
@@ -54,7 +54,7 @@ internal sealed partial class Shard
 
             switch (Write(key, index, value, EntryMetadata.Create(request.Expiry, request.Flags, now), now))
             {
-                case ChargeOutcome.Evicted:
+                case ChargeOutcome.Reclaimed:
                     continue;
                 case ChargeOutcome.OutOfMemory:
                     return SetStatus.OutOfMemory;
@@ -67,14 +67,14 @@ internal sealed partial class Shard
     /// <summary>
     /// The one way every write stores a value: charges what it adds to the budget, then replaces the value at
     /// <paramref name="index"/> (a live entry) or adds the entry (-1), with <paramref name="metadata"/>. A live entry's
-    /// old value goes to <paramref name="previous"/> first, even when nothing fits. On <see cref="ChargeOutcome.Evicted"/>
+    /// old value goes to <paramref name="previous"/> first, even when nothing fits. On <see cref="ChargeOutcome.Reclaimed"/>
     /// nothing is written: eviction may have removed or moved the entry, so the caller looks it up again and retries.
     /// </summary>
     private ChargeOutcome Write<TReader>(ReadOnlySpan<byte> key, int index, ReadOnlySpan<byte> value, in EntryMetadata metadata, long now, ref TReader previous)
         where TReader : IEntryReader, allows ref struct
     {
         var charge = Charge(index >= 0 ? GrowthOf(index, value.Length) : _store.SizeOf(key.Length, value.Length));
-        if (charge == ChargeOutcome.Evicted)
+        if (charge == ChargeOutcome.Reclaimed)
         {
             return charge;
         }

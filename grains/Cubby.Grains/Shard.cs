@@ -159,6 +159,9 @@ internal sealed partial class Shard : IDisposable
     /// <summary>Whether no transaction holds this shard, or the caller runs in the one that does.</summary>
     private bool IsFreeForCaller() => _holder == Guid.Empty || _holder == Orleans.Runtime.RequestContext.ReentrancyId;
 
+    /// <summary>Whether the shard was disposed: its entries are gone and its blocks returned.</summary>
+    public bool IsDisposed => Volatile.Read(ref _disposed);
+
     /// <summary>Whether direct callers may still use this shard.</summary>
     public bool IsOpen => !Volatile.Read(ref _closed) && !_disposed;
 
@@ -249,15 +252,16 @@ internal sealed partial class Shard : IDisposable
 
     /// <summary>
     /// Charges a write's growth to the budget. When it does not fit, entries are evicted (from any shard, this one
-    /// included: it may hold the only evictable ones) and the answer is <see cref="ChargeOutcome.Evicted"/>, nothing
+    /// included: it may hold the only evictable ones) and the answer is <see cref="ChargeOutcome.Reclaimed"/>, nothing
     /// charged: the caller looks its entry up again, since eviction may have removed or moved it, and charges anew. A
     /// concurrent writer may take the room first; then the caller evicts again. A write that grows also empties sparse
-    /// slab pages first when free slots have passed their slack, with the same answer when that evicted anything.
+    /// slab pages first when free slots have passed their slack, moving the entries that live in them (this shard's
+    /// too), with the same answer when that moved or removed anything.
     /// </summary>
     private ChargeOutcome Charge(long bytes) =>
-        bytes > 0 && _reclaimer.EmptySparsePages() ? ChargeOutcome.Evicted
+        bytes > 0 && _reclaimer.EmptySparsePages() ? ChargeOutcome.Reclaimed
         : _budget.TryCharge(bytes) ? ChargeOutcome.Charged
-        : _reclaimer.MakeRoom(bytes) ? ChargeOutcome.Evicted
+        : _reclaimer.MakeRoom(bytes) ? ChargeOutcome.Reclaimed
         : ChargeOutcome.OutOfMemory;
 
     private void RemoveEntry(int index)

@@ -17,6 +17,12 @@ internal sealed class ShardCatalog : IDisposable
     private readonly TimeProvider _time;
     private readonly EntryStores _stores;
 
+    // Every shard this catalog made that may still hold blocks, attached or not (a replica, a shard arriving or
+    // leaving), by slot: the owners a slab page being emptied asks to move its blocks. Disposed ones are pruned as the
+    // slot gets new ones.
+    private readonly List<Shard>?[] _holders;
+    private readonly Lock _holdersGate = new();
+
     // What shards that left the catalog had expired and evicted, so the totals never go backwards after a shard migrates.
     private long _retiredExpired;
     private long _retiredEvicted;
@@ -36,6 +42,7 @@ internal sealed class ShardCatalog : IDisposable
         ShardMap = new ShardMap(options.SlotCount);
         Budget = new MemoryBudget(budget, kept);
         _shards = new Shard?[options.SlotCount];
+        _holders = new List<Shard>?[options.SlotCount];
         Sizer = _stores.Create();
         Evictor = new Evictor(this);
     }
@@ -93,7 +100,36 @@ internal sealed class ShardCatalog : IDisposable
     {
         ArgumentOutOfRangeException.ThrowIfNegative(slot);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(slot, _shards.Length);
-        return new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes) { Tracking = Tracking };
+        return NewShard(slot);
+    }
+
+    /// <summary>
+    /// Has whichever shard of the slot <paramref name="key"/> belongs to holds <paramref name="block"/>, a block of a slab
+    /// page being emptied, move its entry out (<see cref="Shard.TryMoveBlock"/>).
+    /// </summary>
+    public BlockMove MoveBlock(ReadOnlySpan<byte> key, nint block)
+    {
+        var answer = BlockMove.NotHere;
+        lock (_holdersGate)
+        {
+            if (_holders[ShardMap.SlotOf(key)] is not { } holders)
+            {
+                return answer;
+            }
+
+            foreach (var shard in holders)
+            {
+                var moved = shard.TryMoveBlock(key, block);
+                if (moved is BlockMove.Moved or BlockMove.Removed)
+                {
+                    return moved;
+                }
+
+                answer = moved == BlockMove.Busy ? moved : answer;
+            }
+        }
+
+        return answer;
     }
 
     /// <summary>
@@ -230,6 +266,19 @@ internal sealed class ShardCatalog : IDisposable
         Sizer.Dispose();
     }
 
+    private Shard NewShard(int slot)
+    {
+        var shard = new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes) { Tracking = Tracking };
+        lock (_holdersGate)
+        {
+            var holders = _holders[slot] ??= [];
+            holders.RemoveAll(static holder => holder.IsDisposed);
+            holders.Add(shard);
+        }
+
+        return shard;
+    }
+
     private void Retire(Shard shard)
     {
         Interlocked.Add(ref _retiredExpired, shard.ExpiredCount);
@@ -238,7 +287,7 @@ internal sealed class ShardCatalog : IDisposable
 
     private Shard Create(int slot)
     {
-        var shard = new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes) { Tracking = Tracking };
+        var shard = NewShard(slot);
         var winner = Interlocked.CompareExchange(ref _shards[slot], shard, null);
         if (winner is null)
         {

@@ -6,8 +6,11 @@ internal enum ChargeOutcome
     /// <summary>The bytes are charged; the write goes ahead.</summary>
     Charged,
 
-    /// <summary>Nothing charged, but entries were evicted to make room: look the entry up again and charge anew.</summary>
-    Evicted,
+    /// <summary>
+    /// Nothing charged, but entries were evicted to make room, or moved out of a sparse slab page: look the entry up
+    /// again and charge anew.
+    /// </summary>
+    Reclaimed,
 
     /// <summary>The bytes cannot fit: over the whole budget, or nothing left to evict.</summary>
     OutOfMemory,

@@ -7,8 +7,10 @@ namespace Cubby.Grains.Capacity;
 /// Makes room in the memory budget by evicting from the silo's shards, one entry at a time and one shard after
 /// another, starting at a random one. A writer calls it from inside its own shard's turn when its charge does not
 /// fit, so it never waits for another shard's turn: a busy shard is skipped and visited again on the next pass.
-/// It also empties sparse slab pages (<see cref="SlabPages"/>) when free slots pass their slack, evicting whatever
-/// lives in them: a class that shrank leaves its free slots spread over its pages, where no other class can use them.
+/// It also empties sparse slab pages (<see cref="SlabPages"/>) when free slots pass their slack, moving whatever lives
+/// in them to free slots of the class's other pages: a class that shrank leaves its free slots spread over its pages,
+/// where no other class can use them. Moving loses nothing, so a silo far below its budget never drops an entry for
+/// it (a class that shrinks is common: a replica handed to another silo frees every block it held).
 /// </summary>
 internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
 {
@@ -80,7 +82,7 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
             return false;
         }
 
-        var evicted = false;
+        var moved = false;
         for (var pages = 0; pages < MaxPagesPerWrite && slabs.IsOverSlack; pages++)
         {
             if (slabs.TakeSparsestPage() is not { } page)
@@ -90,7 +92,7 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
 
             try
             {
-                evicted |= EvictAll(slabs, page);
+                moved |= MoveAll(page);
             }
             finally
             {
@@ -98,7 +100,7 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
             }
         }
 
-        return evicted;
+        return moved;
     }
 
     private static void Wait(int busyPasses)
@@ -113,8 +115,8 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
         }
     }
 
-    /// <summary>Evicts every entry in a draining page, asking each block's shard by the key the block holds.</summary>
-    private unsafe bool EvictAll(SlabPages slabs, SlabPages.SlabPage page)
+    /// <summary>Moves every entry out of a draining page, asking the shards of each block's slot by the key the block holds.</summary>
+    private unsafe bool MoveAll(SlabPages.SlabPage page)
     {
         var blocks = ArrayPool<nint>.Shared.Rent(SlabPages.PageBytes / SlabPages.SlotBytesOf(page));
         try
@@ -122,7 +124,7 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
             // The key is read outside its shard's turn, so it may be torn; the shard checks that the entry it finds
             // lives in this very block. A draining page's slots are never rented again, so the read is of this page.
             var maxKeyBytes = SlabPages.SlotBytesOf(page) - sizeof(EntryHeader);
-            var evicted = false;
+            var moved = false;
             for (var pass = 1; pass <= YieldingPasses; pass++)
             {
                 var count = SlabPages.LiveBlocks(page, blocks);
@@ -131,12 +133,12 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
                 {
                     var header = (EntryHeader*)blocks[i];
                     var key = new ReadOnlySpan<byte>(header + 1, Math.Clamp(header->KeyLength, 0, maxKeyBytes));
-                    switch (catalog.Find(catalog.ShardMap.SlotOf(key))?.TryEvictBlock(key, blocks[i]))
+                    switch (catalog.MoveBlock(key, blocks[i]))
                     {
-                        case BlockEviction.Evicted:
-                            evicted = true;
+                        case BlockMove.Moved or BlockMove.Removed:
+                            moved = true;
                             break;
-                        case BlockEviction.Busy:
+                        case BlockMove.Busy:
                             sawBusy = true;
                             break;
                     }
@@ -150,7 +152,7 @@ internal sealed class Evictor(ShardCatalog catalog) : IMemoryReclaimer
                 Wait(pass);
             }
 
-            return evicted;
+            return moved;
         }
         finally
         {

@@ -11,9 +11,10 @@ internal interface IMemoryReclaimer
     bool MakeRoom(long bytes);
 
     /// <summary>
-    /// When the stores' free slab slots exceed their slack, evicts the entries of the sparsest pages so those pages go
-    /// back to the system. The same caveat as <see cref="MakeRoom"/> holds for the caller's own shards.
+    /// When the stores' free slab slots exceed their slack, moves the entries of the sparsest pages to free slots of
+    /// other pages of their class, so those pages go back to the system; nothing live is lost (an expired entry is removed
+    /// on the way). The same caveat as <see cref="MakeRoom"/> holds for the caller's own shards.
     /// </summary>
-    /// <returns>True when any entry was evicted.</returns>
+    /// <returns>True when any entry moved or was removed.</returns>
     bool EmptySparsePages();
 }

@@ -140,24 +140,22 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
         // is always exactly the size it is charged for.
         if (BlockSizes.RoundUp(newBytes) != BlockSizes.RoundUp(oldBytes))
         {
-            var moved = blocks.Rent(newBytes);
-            moved->Metadata = header->Metadata;
-            moved->Hash = header->Hash;
-            moved->Index = index;
-            moved->KeyLength = header->KeyLength;
-            EntryHeader.KeyOf(header).CopyTo(new Span<byte>(moved + 1, header->KeyLength));
-            EntryBuckets.Move(_buckets.AsSpan(), header, moved);
-            blocks.Return(header, oldBytes);
-            header = moved;
-            _entries[index] = (nint)header;
-            if (_foundIndex == index)
-            {
-                _found = header;
-            }
+            header = Move(index, header, oldBytes, newBytes, sizeof(EntryHeader) + header->KeyLength);
         }
 
         header->ValueLength = value.Length;
         value.CopyTo(EntryHeader.ValueOf(header));
+    }
+
+    /// <summary>
+    /// Moves the entry at <paramref name="index"/>, unchanged, to another block of its size class: its block is in a
+    /// slab page being emptied (<see cref="SlabPages.TakeSparsestPage"/>), which rents no slot meanwhile.
+    /// </summary>
+    public void MoveBlock(int index)
+    {
+        var header = Header(Check(index));
+        var bytes = BlockBytes(header->KeyLength, header->ValueLength);
+        Move(index, header, bytes, bytes, bytes);
     }
 
     /// <summary>Removes the entry at <paramref name="index"/>; the last entry takes its index.</summary>
@@ -221,6 +219,27 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
     }
 
     private static long BlockBytes(int keyLength, int valueLength) => EntryHeader.BlockBytes(keyLength, valueLength);
+
+    /// <summary>
+    /// Moves the entry at <paramref name="index"/> from <paramref name="header"/>'s block of <paramref name="oldBytes"/>
+    /// to a new one of <paramref name="newBytes"/>, carrying the block's first <paramref name="copiedBytes"/>; returns the new block.
+    /// </summary>
+    private EntryHeader* Move(int index, EntryHeader* header, long oldBytes, long newBytes, long copiedBytes)
+    {
+        var moved = blocks.Rent(newBytes);
+        var pageId = moved->PageId;
+        Buffer.MemoryCopy(header, moved, newBytes, copiedBytes);
+        moved->PageId = pageId;
+        EntryBuckets.Move(_buckets.AsSpan(), header, moved);
+        blocks.Return(header, oldBytes);
+        _entries[index] = (nint)moved;
+        if (_foundIndex == index)
+        {
+            _found = moved;
+        }
+
+        return moved;
+    }
 
     private static int Expiring(in EntryMetadata metadata) => metadata.HasExpiry ? 1 : 0;
 

@@ -9,7 +9,8 @@ namespace Cubby.Grains.Storage;
 /// come and go the memory held is the live blocks plus the free slots (<see cref="FreeBytes"/>). malloc instead kept the
 /// holes between blocks of many sizes: under values of 64 B–4 KiB a 64 MiB budget held 195–231 MiB of RSS. Free slots build up when one class shrinks while
 /// another grows; once they pass <see cref="SlackBytes"/> the evictor empties the sparsest page of the class with the
-/// most (<see cref="TakeSparsestPage"/>), so they stay under the slack plus less than a page for each class in use.
+/// most (<see cref="TakeSparsestPage"/>) by moving its blocks to the class's other free slots, so they stay under the
+/// slack plus less than a page for each class in use.
 /// Thread-safe: the stores of a silo share one, a lock per class.
 /// </summary>
 internal sealed unsafe class SlabPages
@@ -123,7 +124,7 @@ internal sealed unsafe class SlabPages
 
     /// <summary>
     /// The page with the fewest live blocks in the class with the most free slot bytes, marked as draining: no block is
-    /// rented from it until <see cref="EndDraining"/>. The caller evicts the blocks <see cref="LiveBlocks"/> lists.
+    /// rented from it until <see cref="EndDraining"/>. The caller moves the blocks <see cref="LiveBlocks"/> lists.
     /// Null when no class has a whole page's worth of free slots.
     /// </summary>
     public SlabPage? TakeSparsestPage()

@@ -5,7 +5,10 @@ using Cubby.Grains.Storage;
 
 namespace Cubby.Tests.Grains;
 
-/// <summary>The evictor gives back slab pages that a shrinking size class left sparse (<see cref="SlabPages"/>).</summary>
+/// <summary>
+/// The evictor gives back slab pages that a shrinking size class left sparse (<see cref="SlabPages"/>), moving what
+/// still lives in them: far below the budget nothing is lost for it, in attached shards or detached ones (replicas).
+/// </summary>
 public sealed class SparsePageTests
 {
     private const long Budget = 4L * 1024 * 1024;
@@ -14,7 +17,7 @@ public sealed class SparsePageTests
     [Theory]
     [InlineData(StoreKind.Native)]
     [InlineData(StoreKind.Managed)]
-    public void Free_slots_a_shrinking_class_leaves_are_given_back_by_evicting_what_still_lives_in_their_pages(StoreKind kind)
+    public void Free_slots_a_shrinking_class_leaves_are_given_back_while_writes_overflow_the_budget(StoreKind kind)
     {
         var stores = kind == StoreKind.Native ? EntryStores.Native(0, Slack) : EntryStores.Managed(0, Slack);
         using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 16, MaxMemoryBytes = Budget }, stores);
@@ -68,6 +71,89 @@ public sealed class SparsePageTests
         {
             Assert.True(Read(host, $"large:{i}") is null or { Length: 3000 }, $"large:{i} survived changed");
         }
+    }
+
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public void Emptying_sparse_pages_far_below_the_budget_moves_every_entry_and_loses_none(StoreKind kind)
+    {
+        var stores = kind == StoreKind.Native ? EntryStores.Native(0, Slack) : EntryStores.Managed(0, Slack);
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 16, MaxMemoryBytes = 16 * Budget }, stores);
+        var slabs = host.Catalog.Slabs;
+
+        // A replica is a shard the catalog made but never attached; its blocks share the pages of the attached shards'.
+        var replica = host.Catalog.CreateDetached(3);
+        var replicaKeys = Enumerable.Range(0, 4_000).Select(i => $"r{i}").Where(key => host.Catalog.ShardMap.SlotOf(Encoding.UTF8.GetBytes(key)) == 3).ToArray();
+        const int Count = 1_200;
+        for (var i = 0; i < Count; i++)
+        {
+            Assert.Equal(SetStatus.Created, host.Set($"large:{i}", ValueOf($"large:{i}")));
+            if (i < replicaKeys.Length)
+            {
+                using var turn = replica.TakeTurn();
+                var none = default(NoReader);
+                Assert.Equal(SetStatus.Created, replica.Set(Encoding.UTF8.GetBytes(replicaKeys[i]), ValueOf(replicaKeys[i]), new SetRequest(WriteCondition.Always, default), ref none));
+            }
+        }
+
+        // Seven of every eight go from both: what stays is spread one block in eight over pages no other class can use.
+        for (var i = 0; i < Count; i++)
+        {
+            if (i % 8 != 0)
+            {
+                Assert.True(host.GrainOf($"large:{i}").Remove(Encoding.UTF8.GetBytes($"large:{i}")));
+            }
+        }
+
+        var replicaKept = replicaKeys.Where((_, i) => i % 8 == 0).ToArray();
+        foreach (var key in replicaKeys.Except(replicaKept))
+        {
+            using var turn = replica.TakeTurn();
+            Assert.True(replica.Remove(Encoding.UTF8.GetBytes(key)));
+        }
+
+        Assert.True(slabs.FreeBytes > 8 * Slack, $"{slabs.FreeBytes} free slot bytes after the removals");
+        var used = host.Catalog.Budget.Used;
+
+        // Small writes, a few hundred kilobytes against a 64 MiB budget, empty the sparse pages as they grow.
+        var small = new byte[100];
+        for (var i = 0; i < 2_000; i++)
+        {
+            Assert.Equal(SetStatus.Created, host.Set($"small:{i}", small));
+        }
+
+        Assert.True(slabs.PagesEmptied > 0);
+        Assert.InRange(slabs.FreeBytes, 0, Slack + (2 * SlabPages.PageBytes));
+        Assert.Equal(0, host.EvictedCount());
+        Assert.True(host.Catalog.Budget.Used > used, "the small writes were charged and nothing was released");
+        for (var i = 0; i < Count; i += 8)
+        {
+            Assert.Equal(ValueOf($"large:{i}"), Read(host, $"large:{i}"));
+        }
+
+        foreach (var key in replicaKept)
+        {
+            var reader = new CapturingReader();
+            using var turn = replica.TakeTurn();
+            Assert.True(replica.Read(Encoding.UTF8.GetBytes(key), slide: false, ref reader), $"{key} is gone from the replica");
+            Assert.Equal(ValueOf(key), reader.Value);
+        }
+
+        replica.Dispose();
+    }
+
+    /// <summary>3,000 bytes that differ from key to key, so an entry moved wrong reads back wrong.</summary>
+    private static byte[] ValueOf(string key)
+    {
+        var value = new byte[3000];
+        var name = Encoding.UTF8.GetBytes(key);
+        for (var i = 0; i < value.Length; i++)
+        {
+            value[i] = name[i % name.Length];
+        }
+
+        return value;
     }
 
     private static byte[]? Read(CatalogHost host, string key)

@@ -28,6 +28,7 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
 
     private readonly Lock _gate = new();
     private readonly List<PendingOperation> _waiting = [];
+    private readonly Stack<Flight> _idle = new(MaxInFlight);
     private int _inFlight;
     private long _batchesSent;
     private long _operationsSent;
@@ -54,6 +55,7 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
     public ValueTask<ShardOperationResult> Enqueue(ShardOperation operation)
     {
         var pending = PendingOperation.Rent(operation);
+        Flight? flight = null;
         PendingOperation[]? batch = null;
         lock (_gate)
         {
@@ -61,15 +63,12 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
             if (_inFlight < MaxInFlight)
             {
                 _inFlight++;
+                flight = _idle.TryPop(out var idle) ? idle : new Flight(this);
                 batch = TakeWaiting();
             }
         }
 
-        if (batch is not null)
-        {
-            _ = SendAsync(batch);
-        }
-
+        flight?.Send(batch!);
         return pending.Answer;
     }
 
@@ -81,55 +80,49 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
         return batch;
     }
 
-    private async Task SendAsync(PendingOperation[] batch)
+    /// <summary>
+    /// Answers each operation of <paramref name="batch"/> from <paramref name="results"/> (all failed when null), and
+    /// returns the next batch for <paramref name="flight"/> to send, or null when nothing waits and it goes idle.
+    /// </summary>
+    private PendingOperation[]? Answer(Flight flight, PendingOperation[] batch, ShardOperationResult[]? results)
     {
-        while (true)
+        if (results is null)
         {
-            var results = await RunAsync(batch).ConfigureAwait(false);
+            Interlocked.Exchange(ref _failedAt, TimeProvider.System.GetTimestamp());
+        }
+
+        // Counted before any caller resumes, so a caller that reads the count after its call sees that call in it.
+        Interlocked.Add(ref _operationsRun, results?.Count(static result => result.Status == ShardOperationStatus.Done) ?? 0);
+        for (var i = 0; i < batch.Length; i++)
+        {
+            batch[i].SetResult(results is not null && i < results.Length ? results[i] : ShardOperationResult.Failed);
+        }
+
+        PendingOperation[]? stranded = null;
+        lock (_gate)
+        {
             if (results is null)
             {
-                Interlocked.Exchange(ref _failedAt, TimeProvider.System.GetTimestamp());
+                // After a failure, what waits here goes to its grains now rather than to a silo that did not answer.
+                stranded = [.. _waiting];
+                _waiting.Clear();
             }
 
-            // Counted before any caller resumes, so a caller that reads the count after its call sees that call in it.
-            Interlocked.Add(ref _operationsRun, results?.Count(static result => result.Status == ShardOperationStatus.Done) ?? 0);
-            for (var i = 0; i < batch.Length; i++)
+            if (_waiting.Count > 0)
             {
-                batch[i].SetResult(results is not null && i < results.Length ? results[i] : ShardOperationResult.Failed);
+                return TakeWaiting();
             }
 
-            PendingOperation[]? stranded = null;
-            var done = false;
-            lock (_gate)
-            {
-                if (results is null)
-                {
-                    // After a failure, what waits here goes to its grains now rather than to a silo that did not answer.
-                    stranded = [.. _waiting];
-                    _waiting.Clear();
-                }
-
-                if (_waiting.Count == 0)
-                {
-                    _inFlight--;
-                    done = true;
-                }
-                else
-                {
-                    batch = TakeWaiting();
-                }
-            }
-
-            if (done)
-            {
-                foreach (var pending in stranded ?? [])
-                {
-                    pending.SetResult(ShardOperationResult.Failed);
-                }
-
-                return;
-            }
+            _inFlight--;
+            _idle.Push(flight);
         }
+
+        foreach (var pending in stranded ?? [])
+        {
+            pending.SetResult(ShardOperationResult.Failed);
+        }
+
+        return null;
     }
 
     /// <summary>The batch's answers, or null when the gateway is no longer live, left, timed out or refused.</summary>
@@ -155,6 +148,58 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
         {
             // Each operation still has its single call, with its retries.
             return null;
+        }
+    }
+
+    /// <summary>
+    /// One of the batches on its way, kept for the next: it waits for each batch's answer through its own continuation,
+    /// so a lone caller's every call, a batch of its own, allocates no task to carry the batch there and back.
+    /// </summary>
+    private sealed class Flight
+    {
+        private readonly GatewayBatcher _owner;
+        private readonly Action _answered;
+        private PendingOperation[] _batch = [];
+        private ConfiguredValueTaskAwaitable<ShardOperationResult[]?>.ConfiguredValueTaskAwaiter _answer;
+
+        public Flight(GatewayBatcher owner)
+        {
+            _owner = owner;
+            _answered = Answered;
+        }
+
+        /// <summary>Sends <paramref name="batch"/>, and every batch that waits when its answer comes, until none does.</summary>
+        public void Send(PendingOperation[] batch)
+        {
+            _batch = batch;
+            while (true)
+            {
+                // Consumed once, by GetResult below or in Answered; not resuming on a context, so the answer is handed on
+                // where it arrives, as an awaited grain call's is.
+#pragma warning disable CA2012
+                _answer = _owner.RunAsync(_batch).ConfigureAwait(false).GetAwaiter();
+#pragma warning restore CA2012
+                if (!_answer.IsCompleted)
+                {
+                    _answer.UnsafeOnCompleted(_answered);
+                    return;
+                }
+
+                if (_owner.Answer(this, _batch, _answer.GetResult()) is not { } next)
+                {
+                    return;
+                }
+
+                _batch = next;
+            }
+        }
+
+        private void Answered()
+        {
+            if (_owner.Answer(this, _batch, _answer.GetResult()) is { } next)
+            {
+                Send(next);
+            }
         }
     }
 

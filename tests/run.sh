@@ -33,7 +33,8 @@ trap 'rm -f "$log"' EXIT
 status=0
 # Built once, then the test projects run one after the other (-m:1): the AppHost tests start a whole AppHost (DCP,
 # PostgreSQL, silos, a web app), which beside the main suite's timing-sensitive cluster tests would starve both on 2 cores.
-{ dotnet build Cubby.slnx -c Release && dotnet test Cubby.slnx -c Release --no-build -m:1 "$@"; } 2>&1 | tee "$log" || status=$?
+# A test still running after ten minutes (the longest take a few) is a hang: the run stops there and names it.
+{ dotnet build Cubby.slnx -c Release && dotnet test Cubby.slnx -c Release --no-build -m:1 --blame-hang-timeout 10m --blame-hang-dump-type none "$@"; } 2>&1 | tee "$log" || status=$?
 
 # One closing line over all test assemblies, in the plain form any CI can read.
 passed=$(grep -oE 'Passed: +[0-9]+' "$log" | awk '{s+=$2} END {print s+0}')

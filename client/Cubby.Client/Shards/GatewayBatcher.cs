@@ -94,11 +94,8 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
         return batch;
     }
 
-    /// <summary>
-    /// Answers each operation of <paramref name="batch"/> from <paramref name="results"/> (all failed when null), and
-    /// returns the next batch for <paramref name="flight"/> to send, or null when nothing waits and it goes idle.
-    /// </summary>
-    private PendingOperation[]? Answer(Flight flight, PendingOperation[] batch, ShardOperationResult[]? results)
+    /// <summary>Answers each operation of <paramref name="batch"/> from <paramref name="results"/> (all failed when null).</summary>
+    private void Answer(PendingOperation[] batch, ShardOperationResult[]? results)
     {
         if (results is null)
         {
@@ -111,13 +108,19 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
         {
             batch[i].SetResult(results is not null && i < results.Length ? results[i] : ShardOperationResult.Failed);
         }
+    }
 
+    /// <summary>
+    /// The next batch for <paramref name="flight"/> to send, or null when nothing waits and it goes idle. After a batch
+    /// that <paramref name="failed"/>, what waits goes to its grains now rather than to a silo that did not answer.
+    /// </summary>
+    private PendingOperation[]? Next(Flight flight, bool failed)
+    {
         PendingOperation[]? stranded = null;
         lock (_gate)
         {
-            if (results is null)
+            if (failed)
             {
-                // After a failure, what waits here goes to its grains now rather than to a silo that did not answer.
                 stranded = [.. _waiting];
                 _waiting.Clear();
             }
@@ -169,11 +172,12 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
     /// One of the batches on its way, kept for the next: it waits for each batch's answer through its own continuation,
     /// so a lone caller's every call, a batch of its own, allocates no task to carry the batch there and back.
     /// </summary>
-    private sealed class Flight
+    private sealed class Flight : IThreadPoolWorkItem
     {
         private readonly GatewayBatcher _owner;
         private readonly Action _answered;
         private PendingOperation[] _batch = [];
+        private bool _failed;
         private ConfiguredValueTaskAwaitable<ShardOperationResult[]?>.ConfiguredValueTaskAwaiter _answer;
 
         public Flight(GatewayBatcher owner)
@@ -182,35 +186,40 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
             _answered = Answered;
         }
 
-        /// <summary>Sends <paramref name="batch"/>, and every batch that waits when its answer comes, until none does.</summary>
+        /// <summary>Sends <paramref name="batch"/>; its answer sends the next, until none waits.</summary>
         public void Send(PendingOperation[] batch)
         {
             _batch = batch;
-            while (true)
-            {
-                // Consumed once, by GetResult below or in Answered; not resuming on a context, so the answer is handed on
-                // where it arrives, as an awaited grain call's is.
+
+            // Consumed once, by GetResult in Answered; not resuming on a context, so the answer is handed on where it
+            // arrives, as an awaited grain call's is.
 #pragma warning disable CA2012
-                _answer = _owner.RunAsync(_batch).ConfigureAwait(false).GetAwaiter();
+            _answer = _owner.RunAsync(_batch).ConfigureAwait(false).GetAwaiter();
 #pragma warning restore CA2012
-                if (!_answer.IsCompleted)
-                {
-                    _answer.UnsafeOnCompleted(_answered);
-                    return;
-                }
-
-                if (_owner.Answer(this, _batch, _answer.GetResult()) is not { } next)
-                {
-                    return;
-                }
-
-                _batch = next;
+            if (_answer.IsCompleted)
+            {
+                Answered();
+            }
+            else
+            {
+                _answer.UnsafeOnCompleted(_answered);
             }
         }
 
         private void Answered()
         {
-            if (_owner.Answer(this, _batch, _answer.GetResult()) is { } next)
+            var results = _answer.GetResult();
+            _failed = results is null;
+            _owner.Answer(_batch, results);
+
+            // The callers resume on the pool, queued on this thread first; the next batch is taken after them, from the
+            // pool's global queue, so what they go on to call travels in it rather than in batches of one or two.
+            ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+        }
+
+        void IThreadPoolWorkItem.Execute()
+        {
+            if (_owner.Next(this, _failed) is { } next)
             {
                 Send(next);
             }
@@ -218,18 +227,21 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
     }
 
     /// <summary>
-    /// One caller's operation, answered through a <see cref="ValueTask{TResult}"/> whose continuation runs where the
-    /// batch's answer arrives, as an awaited grain call's does; a caller that goes on calling queues its next operation
-    /// for the batch after. Its answer is read once, and then it is kept for another operation, so a call allocates no
-    /// task of its own.
+    /// One caller's operation, answered through a <see cref="ValueTask{TResult}"/>. Its answer is read once, and then it
+    /// is kept for another operation, so a call allocates no task of its own.
     /// </summary>
+    /// <remarks>
+    /// The caller's continuation is queued to the thread pool, as an awaited Orleans grain call's is, never run where the
+    /// batch's answer arrives: that thread still answers the batch's other operations and sends the next batch, and a
+    /// caller that went on to a synchronous call there would wait for a batch only that thread can send.
+    /// </remarks>
     private sealed class PendingOperation : IValueTaskSource<ShardOperationResult>
     {
         private const int PoolLimit = 4096;
         private static readonly Lock PoolGate = new();
         private static readonly Stack<PendingOperation> Pool = new();
 
-        private ManualResetValueTaskSourceCore<ShardOperationResult> _answer;
+        private ManualResetValueTaskSourceCore<ShardOperationResult> _answer = new() { RunContinuationsAsynchronously = true };
 
         public ShardOperation Operation { get; private set; } = null!;
 

@@ -68,6 +68,32 @@ public sealed class CoalescedCallTests
     }
 
     [Fact]
+    public async Task Callers_that_go_on_to_synchronous_calls_after_awaited_ones_hold_up_no_batch()
+    {
+        await using var harness = await ClientHarness.StartAsync();
+        await harness.WarmUpAsync();
+        await LearnedMapAsync(harness);
+
+        // Off any synchronization context, each caller blocks in a synchronous call right after an awaited one, as an app
+        // mixing IDistributedCache's two forms does. Had an awaited call resumed on the thread that answers its batch and
+        // sends the next, two such callers would hold both batches in flight and wait for batches nobody could send.
+        var callers = Enumerable.Range(0, Callers).Select(caller => Task.Run(async () =>
+        {
+            var key = $"mixed:{caller}";
+            for (var round = 0; round < 20; round++)
+            {
+                var value = Encoding.UTF8.GetBytes($"{key}:{round}");
+                await harness.Client.PutAsync(key, value);
+                Assert.Equal(value, harness.Cache.Get(key));
+                harness.Cache.Set(key, value, new());
+                Assert.Equal(value, await harness.Client.GetAsync(key));
+            }
+        }));
+
+        await Task.WhenAll(callers).WaitAsync(TestDeadlines.Phase);
+    }
+
+    [Fact]
     public async Task With_coalescing_off_every_call_goes_to_its_grain()
     {
         await using var harness = await ClientHarness.StartAsync(configure: static o => o.CoalesceCalls = false);

@@ -36,8 +36,12 @@ public sealed class ClusteringOptions
     /// <summary>Suspicions from distinct silos that declare a silo dead (fewer when fewer silos are left to vote).</summary>
     public int VotesForDeath { get; set; } = 2;
 
-    /// <summary>How often a silo rereads the membership table (changes are also gossiped at once).</summary>
-    public TimeSpan TableRefreshInterval { get; set; } = TimeSpan.FromSeconds(1);
+    /// <summary>
+    /// How often a silo rereads the membership table. Changes are gossiped at once, so this only catches a silo up on
+    /// gossip it missed; every reread wakes each of Orleans' membership watchers, which kept an idle silo's startup
+    /// compiling for longer (docs/orleans-cluster.md).
+    /// </summary>
+    public TimeSpan TableRefreshInterval { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>
     /// How long a command may wait for its shard: a shard that is moving, or whose silo has just died and is not yet

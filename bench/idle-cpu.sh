@@ -2,7 +2,7 @@
 # How much of one core an idle silo uses: starts it with no keys and no clients and reads its CPU time
 # (/proc/<pid>/stat) over a window 40 s after start and again two minutes after start.
 # Usage: bench/idle-cpu.sh [path/to/Cubby.Silo.dll] [port base, default 7100] [window seconds, default 20] [silo settings...]
-# e.g. bench/idle-cpu.sh "" 7100 30 --Cubby:Dashboard:Enabled false
+# e.g. bench/idle-cpu.sh "" 7100 30 --Cubby:Dashboard:Enabled true
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dll="${1:-$root/silo/Cubby.Silo/bin/Release/net10.0/Cubby.Silo.dll}"

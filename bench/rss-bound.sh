@@ -18,7 +18,7 @@ silo="$root/silo/Cubby.Silo/bin/Release/net10.0/Cubby.Silo.dll"
 [ -f "$silo" ] || { echo "build first: dotnet build -c Release silo/Cubby.Silo" >&2; exit 1; }
 
 Cubby__Store=$store Cubby__MaxMemoryBytes=$budget Cubby__RespPort=$port Cubby__HttpPort=$((port + 1)) \
-  Cubby__Clustering__SiloPort=0 Cubby__Clustering__GatewayPort=0 Cubby__Dashboard__Enabled=false \
+  Cubby__Clustering__SiloPort=0 Cubby__Clustering__GatewayPort=0 \
   dotnet "$silo" > /dev/null 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT

@@ -17,7 +17,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -su
 
 Cubby__RespPort=$port Cubby__HttpPort=$((port + 1)) Cubby__Tls__Port=$tls_port \
   Cubby__Tls__CertificatePath="$work/cubby.crt" Cubby__Tls__KeyPath="$work/cubby.key" \
-  Cubby__Clustering__SiloPort=0 Cubby__Clustering__GatewayPort=0 Cubby__Dashboard__Enabled=false \
+  Cubby__Clustering__SiloPort=0 Cubby__Clustering__GatewayPort=0 \
   dotnet "$silo" > "$work/silo.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2> /dev/null || true; rm -rf "$work"' EXIT

@@ -15,6 +15,7 @@ for i in 1 2 3; do
   join=(); [ "$i" -gt 1 ] && join=(--Cubby:Clustering:PrimaryEndpoint 127.0.0.1:11111)
   dotnet "$silo" --Cubby:Clustering:Mode Development --Cubby:RespPort 700$i --Cubby:HttpPort 800$i \
     --Cubby:Clustering:SiloPort 1111$i --Cubby:Clustering:GatewayPort 3000$i --Cubby:MaxMemoryBytes 16777216 \
+    --Cubby:Dashboard:Enabled true \
     --Logging:LogLevel:Default Warning "${join[@]}" >"$logs/silo-$i.log" 2>&1 &
   pids+=($!)
   until curl -sf "http://127.0.0.1:800$i/health" >/dev/null; do sleep 0.5; done

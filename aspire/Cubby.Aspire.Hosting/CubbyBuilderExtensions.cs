@@ -52,6 +52,9 @@ public static class CubbyBuilderExtensions
                 .WithEndpoint(name: CubbyEndpointNames.Resp, scheme: "tcp", env: "Cubby__RespPort", isProxied: false)
                 .WithHttpEndpoint(name: CubbyEndpointNames.Http, env: "Cubby__HttpPort", isProxied: false)
                 .WithHttpHealthCheck("/health", endpointName: CubbyEndpointNames.Http)
+
+                // A silo serves its dashboards only when asked; a development environment is where they are wanted.
+                .WithEnvironment("Cubby__Dashboard__Enabled", "true")
                 .WithUrlForEndpoint(CubbyEndpointNames.Http, static _ => new() { Url = "/dashboard/", DisplayText = "Orleans dashboard" })
                 .WithUrlForEndpoint(CubbyEndpointNames.Http, static _ => new() { Url = "/dashboard/cache", DisplayText = "Cubby cache page" })
                 .WithParentRelationship(cacheBuilder);

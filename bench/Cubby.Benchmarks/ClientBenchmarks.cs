@@ -28,7 +28,7 @@ public class ClientBenchmarks
     private IDistributedCache _gatewayCache = null!;
     private ICubbyClient _coHosted = null!;
 
-    /// <summary>Whether the silo serves the Orleans dashboard (<c>Cubby:Dashboard:Enabled</c>, on by default).</summary>
+    /// <summary>Whether the silo serves the Orleans dashboard (<c>Cubby:Dashboard:Enabled</c>, off by default).</summary>
     [Params(true, false)]
     public bool Dashboard { get; set; } = true;
 

@@ -35,7 +35,7 @@ internal static class AllocationCommand
             return 2;
         }
 
-        using var silo = await ServerProcess.StartAsync(ServerKind.Cubby, Prerequisites.ForSilo(siloPath), ["--Cubby:Dashboard:Enabled", "false"]).ConfigureAwait(false);
+        using var silo = await ServerProcess.StartAsync(ServerKind.Cubby, Prerequisites.ForSilo(siloPath)).ConfigureAwait(false);
         using var monitor = await silo.ConnectAsync(TimeSpan.FromSeconds(30)).ConfigureAwait(false);
         await using var services = new ServiceCollection().AddCubbyClient(o => o.Endpoints.Add($"127.0.0.1:{silo.GatewayPort}")).Services.BuildServiceProvider();
         var client = services.GetRequiredService<ICubbyClient>();

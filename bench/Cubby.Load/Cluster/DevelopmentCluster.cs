@@ -12,7 +12,7 @@ internal static class DevelopmentCluster
     public static async Task<ServerProcess[]> StartAsync(ToolSet tools, int count, IReadOnlyList<string> arguments)
     {
         var primaryPort = ServerProcess.FreePort();
-        string[] common = ["--Cubby:Dashboard:Enabled", "false", "--Cubby:Clustering:Mode", "Development", .. arguments];
+        string[] common = ["--Cubby:Clustering:Mode", "Development", .. arguments];
         var silos = new List<ServerProcess>();
         try
         {

@@ -49,7 +49,7 @@ internal static class NearCacheCommand
         };
 
         using var redis = await ServerProcess.StartAsync(ServerKind.Redis, tools).ConfigureAwait(false);
-        using var silo = await ServerProcess.StartAsync(ServerKind.Cubby, tools, ["--Cubby:Dashboard:Enabled", "false"]).ConfigureAwait(false);
+        using var silo = await ServerProcess.StartAsync(ServerKind.Cubby, tools).ConfigureAwait(false);
 
         var idle = new Dictionary<NearCacheCoherence, PushDelays>();
         foreach (var coherence in Enum.GetValues<NearCacheCoherence>())

@@ -23,7 +23,7 @@ internal static class SoakCommand
         using var silo = await ServerProcess.StartAsync(
             ServerKind.Cubby,
             tools,
-            ["--Cubby:MaxMemoryBytes", options.Budget.ToString(CultureInfo.InvariantCulture), "--Cubby:Store", options.Store, "--Cubby:Dashboard:Enabled", "false"]).ConfigureAwait(false);
+            ["--Cubby:MaxMemoryBytes", options.Budget.ToString(CultureInfo.InvariantCulture), "--Cubby:Store", options.Store]).ConfigureAwait(false);
         await log.WriteLineAsync($"Soak: {options.Duration.TotalMinutes:0.#} min against the silo on port {silo.Port} ({options.Store} store, budget {options.Budget} bytes, {options.Callers} callers).").ConfigureAwait(false);
         var minutes = await new SoakRun(options, silo, log).RunAsync().ConfigureAwait(false);
         if (silo.HasExited)

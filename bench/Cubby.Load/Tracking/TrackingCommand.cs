@@ -57,7 +57,7 @@ internal static class TrackingCommand
             Row("Redis", "message", await MessagesAsync(redis.Port, redis.Port, rounds).ConfigureAwait(false));
         }
 
-        using (var silo = await ServerProcess.StartAsync(ServerKind.Cubby, tools, ["--Cubby:Dashboard:Enabled", "false"]).ConfigureAwait(false))
+        using (var silo = await ServerProcess.StartAsync(ServerKind.Cubby, tools).ConfigureAwait(false))
         {
             Row("Cubby, 1 silo", "invalidation", await InvalidationsAsync(silo.Port, silo.Port, rounds, static _ => true).ConfigureAwait(false));
             Row("Cubby, 1 silo", "message", await MessagesAsync(silo.Port, silo.Port, rounds).ConfigureAwait(false));

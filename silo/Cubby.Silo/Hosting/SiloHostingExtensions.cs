@@ -119,7 +119,7 @@ public static class SiloHostingExtensions
 
     /// <summary>
     /// Maps the silo's HTTP endpoints: <c>/health</c>, <c>/cluster</c> (Orleans' members, every silo's shards and entries),
-    /// <c>/metrics</c> (Prometheus text format) and, unless <c>Cubby:Dashboard:Enabled</c> is false, the Orleans
+    /// <c>/metrics</c> (Prometheus text format) and, with <c>Cubby:Dashboard:Enabled</c>, the Orleans
     /// dashboard at <c>/dashboard</c> and Cubby's cache page at <c>/dashboard/cache</c> with its JSON API at
     /// <c>/dashboard/cache/api/silos</c>.
     /// </summary>

@@ -18,7 +18,7 @@ public sealed class DashboardBrowserTests(ITestOutputHelper output)
     [Fact]
     public async Task The_dashboards_show_the_cluster_live_and_a_killed_silo_as_dead()
     {
-        using var cluster = await ProcessDevelopmentCluster.StartAsync(3, "--Cubby:Dashboard:Password", Password);
+        using var cluster = await ProcessDevelopmentCluster.StartAsync(3, "--Cubby:Dashboard:Enabled", "true", "--Cubby:Dashboard:Password", Password);
         var loads = cluster.Silos.Select(_ => new CancellationTokenSource()).ToArray();
         var loading = cluster.Silos.Select((silo, i) => LoadAsync(silo, loads[i].Token)).ToArray();
         try

@@ -9,7 +9,8 @@ public sealed class DashboardOptions
     /// <summary>
     /// Serves the Orleans dashboard and the cache page on the HTTP port. Off by default: the Orleans dashboard collects
     /// the silo's statistics and metrics every second whether anyone looks or not (an idle silo uses about 1.7 % of a
-    /// core with it and 0.9 % without), and its pages show key names and a live log stream. <c>/metrics</c> is served either way.
+    /// core with it and 0.9 % without), and its pages show key names and a live log stream. <c>/metrics</c> is served
+    /// either way.
     /// </summary>
     public bool Enabled { get; set; }
 

@@ -38,7 +38,7 @@ internal sealed record HarnessOptions
 
     /// <summary>
     /// How old each server is, at least, when its first workload starts: after the warm-up it waits, idle, until then.
-    /// A silo runs Orleans', the dashboard's and its metrics' periodic work for the first time about 30 s and 60 s after
+    /// A silo runs Orleans' and its metrics' periodic work for the first time about 30 s and 60 s after
     /// start, about a second of CPU each time (bench/results/2026-11-28-vm-silo-age.md), which is start-up, not the
     /// steady state the workloads compare. Every server waits alike; a quick run does not wait.
     /// </summary>

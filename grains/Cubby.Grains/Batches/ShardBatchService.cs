@@ -101,9 +101,10 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
     public ValueTask<int[]> Slots()
     {
         var slots = new HashSet<int>(catalog.OpenSlots());
-        for (var slot = 0; slot < catalog.SlotCount; slot++)
+        var ranking = homes.Ranking();
+        for (var slot = 0; slot < catalog.SlotCount && !homes.Leaving; slot++)
         {
-            if (homes.HomeOf(slot).Equals(homes.Self) && !homes.Leaving)
+            if (ranking.HomeOf(slot).Equals(homes.Self))
             {
                 slots.Add(slot);
             }

@@ -51,11 +51,10 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
     public bool AnyOtherHome() => Homes().Any(address => !address.Equals(Self));
 
     /// <summary>The home of <paramref name="shard"/> in the membership and manifests this silo knows now.</summary>
-    public SiloAddress HomeOf(int shard)
-    {
-        var candidates = Homes();
-        return candidates.Length == 0 ? Self : Choose(shard, candidates);
-    }
+    public SiloAddress HomeOf(int shard) => Ranking().HomeOf(shard);
+
+    /// <summary>The homes as this silo knows them now, to find the home of many shards at once; this silo when there are none.</summary>
+    public HomeRanking Ranking() => new(Homes(), Self);
 
     /// <summary>The silos that can be a shard's home: active, hosting shard grains, not departing.</summary>
     public SiloAddress[] Homes()
@@ -142,32 +141,25 @@ internal sealed class ShardHomes(IClusterMembershipService membership, IClusterM
     }
 
     /// <summary>The silo of <paramref name="silos"/> with the highest score for <paramref name="shard"/>.</summary>
-    public static SiloAddress Choose(int shard, IReadOnlyList<SiloAddress> silos)
-    {
-        var best = silos[0];
-        var bestScore = 0UL;
-        foreach (var silo in silos)
-        {
-            var score = Score(shard, silo);
-            if (score > bestScore || (score == bestScore && silo.CompareTo(best) < 0))
-            {
-                best = silo;
-                bestScore = score;
-            }
-        }
+    public static SiloAddress Choose(int shard, IReadOnlyList<SiloAddress> silos) => new HomeRanking(silos, silos[0]).HomeOf(shard);
 
-        return best;
-    }
+    private static ulong Score(int shard, SiloAddress silo) => Score(shard, Seed(silo));
 
+    /// <summary>The seed of <paramref name="silo"/>'s scores.</summary>
     // The endpoint, not the generation: a silo restarted on the same address gets its shards back.
-    private static ulong Score(int shard, SiloAddress silo) => Score(shard, silo.Endpoint.ToString());
+    internal static ulong Seed(SiloAddress silo) => Seed(silo.Endpoint.ToString());
 
     /// <summary>The rendezvous score of the silo at <paramref name="endpoint"/> (<c>host:port</c>) for <paramref name="shard"/>.</summary>
-    internal static ulong Score(int shard, string endpoint)
+    internal static ulong Score(int shard, string endpoint) => Score(shard, Seed(endpoint));
+
+    /// <summary>The hash of a silo's endpoint (<c>host:port</c>) that seeds its score for every shard.</summary>
+    internal static ulong Seed(string endpoint) => XxHash64.HashToUInt64(Encoding.UTF8.GetBytes(endpoint));
+
+    /// <summary>The rendezvous score, for <paramref name="shard"/>, of the silo whose <see cref="Seed(string)"/> is <paramref name="seed"/>.</summary>
+    internal static ulong Score(int shard, ulong seed)
     {
         Span<byte> shardBytes = stackalloc byte[sizeof(int)];
         BinaryPrimitives.WriteInt32LittleEndian(shardBytes, shard);
-        var seed = XxHash64.HashToUInt64(Encoding.UTF8.GetBytes(endpoint));
         return XxHash64.HashToUInt64(shardBytes, unchecked((long)seed));
     }
 }

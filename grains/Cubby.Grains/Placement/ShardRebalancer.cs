@@ -156,9 +156,10 @@ internal sealed partial class ShardRebalancer(
     public async Task<int> MoveStrayShardsAsync(CancellationToken cancellationToken)
     {
         var moves = new List<Task<bool>>();
+        var ranking = homes.Ranking();
         for (var shard = 0; shard < catalog.SlotCount; shard++)
         {
-            if (catalog.Find(shard) is { IsOpen: true } && !homes.HomeOf(shard).Equals(homes.Self))
+            if (catalog.Find(shard) is { IsOpen: true } && !ranking.HomeOf(shard).Equals(homes.Self))
             {
                 moves.Add(grains.GetGrain<IShardGrain>(shard).MoveHome().AsTask().WaitAsync(cancellationToken));
             }

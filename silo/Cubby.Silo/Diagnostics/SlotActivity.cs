@@ -36,13 +36,37 @@ internal sealed class SlotActivity(ShardCatalog catalog)
     /// <summary>The <paramref name="count"/> slots with the most calls in the window, busiest first; idle slots left out.</summary>
     public IReadOnlyList<BusySlot> Busiest(int count)
     {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(count);
+
+        // A running top list rather than a sort of every slot: it runs every second, under load too.
+        Span<int> top = stackalloc int[count];
+        var found = 0;
+        for (var slot = 0; slot < _window.Length; slot++)
+        {
+            var calls = _window[slot];
+            if (calls <= 0 || (found == count && calls <= _window[top[found - 1]]))
+            {
+                continue;
+            }
+
+            // Slots are visited in order, so a slot tied with one already listed goes after it.
+            var at = found < count ? found++ : count - 1;
+            for (; at > 0 && calls > _window[top[at - 1]]; at--)
+            {
+                top[at] = top[at - 1];
+            }
+
+            top[at] = slot;
+        }
+
         var seconds = Math.Max(_filled, 1);
-        return [.. Enumerable.Range(0, _window.Length)
-            .Where(slot => _window[slot] > 0)
-            .OrderByDescending(slot => _window[slot])
-            .ThenBy(slot => slot)
-            .Take(count)
-            .Select(slot => new BusySlot(slot, Math.Round((double)_window[slot] / seconds, 1)))];
+        var busiest = new BusySlot[found];
+        for (var i = 0; i < found; i++)
+        {
+            busiest[i] = new BusySlot(top[i], Math.Round((double)_window[top[i]] / seconds, 1));
+        }
+
+        return busiest;
     }
 
     private int CallsSinceLastSample(int slot)

@@ -33,7 +33,7 @@ internal sealed class CommandMetrics
 
     public static int ResultIndex(int command, bool failed) => (command * 2) + (failed ? 1 : 0);
 
-    public CommandTally CreateTally() => new(Names.Count);
+    public CommandTally CreateTally() => new(_results, _latency);
 
     public long Count(int command, bool failed) => Volatile.Read(ref _results[ResultIndex(command, failed)]);
 
@@ -62,8 +62,8 @@ internal sealed class CommandMetrics
 
     public void Publish(CommandTally tally)
     {
-        tally.Results.DrainTo(_results);
-        tally.Latency.DrainTo(_latency);
+        tally.Results.Publish();
+        tally.Latency.Publish();
         if (tally.ElapsedTicks != 0)
         {
             Interlocked.Add(ref _elapsedTicks, tally.ElapsedTicks);

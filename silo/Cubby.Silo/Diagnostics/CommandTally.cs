@@ -1,11 +1,11 @@
 namespace Cubby.Silo.Diagnostics;
 
 /// <summary>One connection's command results and latencies since its last publish to <see cref="CommandMetrics"/>.</summary>
-internal sealed class CommandTally(int commandCount)
+internal sealed class CommandTally(long[] results, long[] latency)
 {
-    public SparseCounts Results { get; } = new(commandCount * 2);
+    public SparseCounts Results { get; } = new(results);
 
-    public SparseCounts Latency { get; } = new(LatencyBuckets.Count);
+    public SparseCounts Latency { get; } = new(latency);
 
     public long ElapsedTicks { get; set; }
 

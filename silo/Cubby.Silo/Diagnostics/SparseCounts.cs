@@ -1,33 +1,47 @@
 namespace Cubby.Silo.Diagnostics;
 
 /// <summary>
-/// Counts kept by one connection between publishes, remembering which ones it touched so a publish costs one atomic
-/// add per counter used rather than a pass over all of them. Not thread-safe: one connection's thread owns it.
+/// Counts kept by one connection between publishes to shared <c>totals</c>: only the few counters a batch touches, so
+/// a connection holds a few hundred bytes however many counters there are, and a publish costs one atomic add per
+/// counter used. Not thread-safe: one connection's thread owns it.
 /// </summary>
-internal sealed class SparseCounts(int size)
+internal sealed class SparseCounts(long[] totals)
 {
-    private readonly long[] _counts = new long[size];
-    private readonly int[] _touched = new int[size];
-    private int _touchedCount;
+    /// <summary>Counters held at once; touching one more publishes those held first.</summary>
+    public const int Capacity = 16;
+
+    private readonly int[] _indexes = new int[Capacity];
+    private readonly long[] _counts = new long[Capacity];
+    private int _used;
 
     public void Increment(int index)
     {
-        if (_counts[index]++ == 0)
+        for (var i = 0; i < _used; i++)
         {
-            _touched[_touchedCount++] = index;
+            if (_indexes[i] == index)
+            {
+                _counts[i]++;
+                return;
+            }
         }
+
+        if (_used == Capacity)
+        {
+            Publish();
+        }
+
+        _indexes[_used] = index;
+        _counts[_used++] = 1;
     }
 
-    /// <summary>Adds every count to <paramref name="totals"/> (shared, so atomically) and starts again from zero.</summary>
-    public void DrainTo(long[] totals)
+    /// <summary>Adds every count to the totals (shared, so atomically) and starts again from zero.</summary>
+    public void Publish()
     {
-        for (var i = 0; i < _touchedCount; i++)
+        for (var i = 0; i < _used; i++)
         {
-            var index = _touched[i];
-            Interlocked.Add(ref totals[index], _counts[index]);
-            _counts[index] = 0;
+            Interlocked.Add(ref totals[_indexes[i]], _counts[i]);
         }
 
-        _touchedCount = 0;
+        _used = 0;
     }
 }

@@ -8,8 +8,9 @@ using Cubby.Load.Workloads;
 namespace Cubby.Load;
 
 /// <summary>
-/// Runs every workload against every server, one server at a time, each round starting every server fresh and in a
-/// rotated order, so noise from other work on the machine falls on all of them alike.
+/// Runs every workload against every server. Each round starts every server fresh, then runs each workload on one
+/// server after another in an order that rotates from round to round, so noise from other work on the machine falls
+/// on all of them alike.
 /// </summary>
 internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter log)
 {
@@ -27,11 +28,8 @@ internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter 
         var loadBefore = LinuxProcess.LoadAverage();
         for (var round = 1; round <= options.Rounds; round++)
         {
-            var order = options.Servers.Skip((round - 1) % options.Servers.Count).Concat(options.Servers.Take((round - 1) % options.Servers.Count));
-            foreach (var server in order)
-            {
-                await RunServerAsync(server, round).ConfigureAwait(false);
-            }
+            var turn = (round - 1) % options.Servers.Count;
+            await RunRoundAsync([.. options.Servers.Skip(turn).Concat(options.Servers.Take(turn))], round).ConfigureAwait(false);
         }
 
         var rows = new List<ResultRow>();
@@ -73,42 +71,67 @@ internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter 
         return new RunReport(info, rows);
     }
 
-    private async Task RunServerAsync(ServerKind kind, int round)
+    /// <summary>
+    /// Starts and warms every server, waits until the youngest is <see cref="HarnessOptions.SettleAge"/> old, then runs
+    /// each workload on every server in <paramref name="order"/> before the next workload: a server is measured seconds
+    /// after the others, not minutes, so a slow spell on the shared machine falls on one comparison, not on one server.
+    /// </summary>
+    private async Task RunRoundAsync(IReadOnlyList<ServerKind> order, int round)
     {
-        await log.WriteLineAsync($"[round {round}/{options.Rounds}] starting {kind}").ConfigureAwait(false);
-        var session = await StartWarmAsync(kind).ConfigureAwait(false);
+        var sessions = new Dictionary<ServerKind, ServerSession>();
         try
         {
-            foreach (var workload in WorkloadSpec.All.Where(w => w.RunsOn(kind)))
+            foreach (var kind in order)
             {
-                var sample = await MeasureAsync(workload, session, round).ConfigureAwait(false);
-                if (session.Server.HasExited || (sample.Error is not null && session.Server.ExitsWithin(TimeSpan.FromSeconds(5))))
-                {
-                    // Something outside the harness may stop a server (another user's cleanup, the OOM killer):
-                    // say so, start it again, and measure this workload once more on the fresh server.
-                    await log.WriteLineAsync($"  {kind} died during {workload.Id}; starting it again to repeat {workload.Id}. {session.Server.DescribeExit()}").ConfigureAwait(false);
-                    session.Dispose();
-                    session = await StartWarmAsync(kind).ConfigureAwait(false);
-                    sample = await MeasureAsync(workload, session, round).ConfigureAwait(false) with { ServerRestarted = true };
-                    if (session.Server.HasExited)
-                    {
-                        throw new HarnessException($"{kind} died again during {workload.Id} in round {round}: {session.Server.DescribeExit()}");
-                    }
-                }
+                await log.WriteLineAsync($"[round {round}/{options.Rounds}] starting {kind}").ConfigureAwait(false);
+                sessions[kind] = await StartWarmAsync(kind).ConfigureAwait(false);
+            }
 
-                if (!_samples.TryGetValue((workload.Id, kind), out var samples))
+            await SettleAsync(sessions[order[^1]]).ConfigureAwait(false);
+            foreach (var workload in WorkloadSpec.All)
+            {
+                foreach (var kind in order.Where(workload.RunsOn))
                 {
-                    _samples[(workload.Id, kind)] = samples = [];
+                    sessions[kind] = await MeasureOnAsync(workload, kind, sessions[kind], round).ConfigureAwait(false);
                 }
-
-                samples.Add(sample);
-                await log.WriteLineAsync(Describe(kind, workload, sample)).ConfigureAwait(false);
             }
         }
         finally
         {
-            session.Dispose();
+            foreach (var session in sessions.Values)
+            {
+                session.Dispose();
+            }
         }
+    }
+
+    /// <summary>Measures <paramref name="workload"/> once on <paramref name="session"/>; returns the session to go on with.</summary>
+    private async Task<ServerSession> MeasureOnAsync(WorkloadSpec workload, ServerKind kind, ServerSession session, int round)
+    {
+        var sample = await MeasureAsync(workload, session, round).ConfigureAwait(false);
+        if (session.Server.HasExited || (sample.Error is not null && session.Server.ExitsWithin(TimeSpan.FromSeconds(5))))
+        {
+            // Something outside the harness may stop a server (another user's cleanup, the OOM killer): say so, start
+            // it again, and measure this workload once more on the fresh server.
+            await log.WriteLineAsync($"  {kind} died during {workload.Id}; starting it again to repeat {workload.Id}. {session.Server.DescribeExit()}").ConfigureAwait(false);
+            session.Dispose();
+            session = await StartWarmAsync(kind).ConfigureAwait(false);
+            await SettleAsync(session).ConfigureAwait(false);
+            sample = await MeasureAsync(workload, session, round).ConfigureAwait(false) with { ServerRestarted = true };
+            if (session.Server.HasExited)
+            {
+                throw new HarnessException($"{kind} died again during {workload.Id} in round {round}: {session.Server.DescribeExit()}");
+            }
+        }
+
+        if (!_samples.TryGetValue((workload.Id, kind), out var samples))
+        {
+            _samples[(workload.Id, kind)] = samples = [];
+        }
+
+        samples.Add(sample);
+        await log.WriteLineAsync(Describe(kind, workload, sample)).ConfigureAwait(false);
+        return session;
     }
 
     private async Task<ServerSession> StartWarmAsync(ServerKind kind)
@@ -117,17 +140,21 @@ internal sealed class Harness(HarnessOptions options, ToolSet tools, TextWriter 
         try
         {
             await RedisBenchmarkRunner.WarmUpAsync(session, tools, options).ConfigureAwait(false);
-            if (options.SettleAge - session.Age is { Ticks: > 0 } settling)
-            {
-                await Task.Delay(settling).ConfigureAwait(false);
-            }
-
             return session;
         }
         catch
         {
             session.Dispose();
             throw;
+        }
+    }
+
+    /// <summary>Waits, idle, until <paramref name="session"/>'s server is <see cref="HarnessOptions.SettleAge"/> old.</summary>
+    private async Task SettleAsync(ServerSession session)
+    {
+        if (options.SettleAge - session.Age is { Ticks: > 0 } settling)
+        {
+            await Task.Delay(settling).ConfigureAwait(false);
         }
     }
 

@@ -11,7 +11,8 @@ internal sealed record HarnessOptions
         Usage: dotnet run --project bench/Cubby.Load -c Release -- [options]
           --quick              one short round (what the test runs)
           --install            only find or install redis-server, redis-benchmark, gnuplot and garnet-server, then exit
-          --rounds N           rounds; each starts every server fresh, one at a time (default 3, 1 with --quick)
+          --rounds N           rounds; each starts every server fresh and runs each workload on one server after
+                               another (default 3, 1 with --quick)
           --out DIR            where the .json, .md and .svg go (default: bench/results in the repository)
           --duration SECONDS   measured time of each .NET workload phase (default 10, 1 with --quick)
           --servers LIST       a subset of cubby,redis,garnet (default all three)

@@ -1,5 +1,4 @@
 using System.Buffers;
-using System.Collections.Concurrent;
 using Microsoft.AspNetCore.Connections;
 
 namespace Cubby.Silo.Protocol;
@@ -7,7 +6,9 @@ namespace Cubby.Silo.Protocol;
 /// <summary>
 /// Kestrel's transport receives at most one pool block per read (4 KiB by default), so a pipelined batch of 1 KiB SETs
 /// took several reads and several parse passes. Larger pinned blocks let one read take a whole batch, as Redis's 16 KiB
-/// query buffer does. Blocks are reused; renting one allocates nothing.
+/// query buffer does. Blocks are reused, the one returned last rented first: a batch's replies are written into a block
+/// the batch before just sent, still in the cache, where a first-in, first-out queue handed out the block that had sat
+/// longest. Renting a returned block allocates nothing.
 /// </summary>
 internal sealed class LargeBlockMemoryPoolFactory : IMemoryPoolFactory<byte>
 {
@@ -19,7 +20,9 @@ internal sealed class LargeBlockMemoryPool : MemoryPool<byte>
 {
     public const int BlockSize = 32 * 1024;
     private const int MaxRetained = 4096;
-    private readonly ConcurrentQueue<Block> _free = new();
+    private readonly Lock _lock = new();
+    private readonly Block?[] _free = new Block?[MaxRetained];
+    private int _count;
     private bool _disposed;
 
     public override int MaxBufferSize => BlockSize;
@@ -28,16 +31,29 @@ internal sealed class LargeBlockMemoryPool : MemoryPool<byte>
     {
         ArgumentOutOfRangeException.ThrowIfGreaterThan(minBufferSize, BlockSize);
         ObjectDisposedException.ThrowIf(_disposed, this);
-        return _free.TryDequeue(out var block) ? block : new Block(this);
+        lock (_lock)
+        {
+            if (_count > 0)
+            {
+                var block = _free[--_count]!;
+                _free[_count] = null;
+                return block;
+            }
+        }
+
+        return new Block(this);
     }
 
     protected override void Dispose(bool disposing) => _disposed = true;
 
     private void Return(Block block)
     {
-        if (!_disposed && _free.Count < MaxRetained)
+        lock (_lock)
         {
-            _free.Enqueue(block);
+            if (!_disposed && _count < MaxRetained)
+            {
+                _free[_count++] = block;
+            }
         }
     }
 

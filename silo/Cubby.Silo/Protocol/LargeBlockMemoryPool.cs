@@ -21,8 +21,7 @@ internal sealed class LargeBlockMemoryPool : MemoryPool<byte>
     public const int BlockSize = 32 * 1024;
     private const int MaxRetained = 4096;
     private readonly Lock _lock = new();
-    private readonly Block?[] _free = new Block?[MaxRetained];
-    private int _count;
+    private readonly Stack<Block> _free = new();
     private bool _disposed;
 
     public override int MaxBufferSize => BlockSize;
@@ -33,10 +32,8 @@ internal sealed class LargeBlockMemoryPool : MemoryPool<byte>
         ObjectDisposedException.ThrowIf(_disposed, this);
         lock (_lock)
         {
-            if (_count > 0)
+            if (_free.TryPop(out var block))
             {
-                var block = _free[--_count]!;
-                _free[_count] = null;
                 return block;
             }
         }
@@ -50,9 +47,9 @@ internal sealed class LargeBlockMemoryPool : MemoryPool<byte>
     {
         lock (_lock)
         {
-            if (!_disposed && _count < MaxRetained)
+            if (!_disposed && _free.Count < MaxRetained)
             {
-                _free[_count++] = block;
+                _free.Push(block);
             }
         }
     }

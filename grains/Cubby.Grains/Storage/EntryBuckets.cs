@@ -47,6 +47,13 @@ internal static unsafe class EntryBuckets
         }
     }
 
+    /// <summary>The block the home bucket of <paramref name="hash"/> holds, whatever its key, or null when that bucket is empty.</summary>
+    public static EntryHeader* BlockAt(ReadOnlySpan<ulong> buckets, uint hash)
+    {
+        var slot = buckets[(int)hash & (buckets.Length - 1)];
+        return slot == 0 ? null : BlockOf(slot);
+    }
+
     /// <summary>Files the entry whose block is <paramref name="header"/>.</summary>
     public static void Insert(Span<ulong> buckets, EntryHeader* header)
     {

@@ -62,6 +62,33 @@ internal sealed unsafe class EntryStore(EntryBlocks blocks) : IDisposable
         return _foundIndex = header->Index;
     }
 
+    /// <summary>
+    /// Starts loading the table bucket a lookup of <paramref name="key"/> reads first; returns the key's hash. Unlike
+    /// the rest of the store it may run outside the owner's turn: it reads only the table's address and length, and a
+    /// prefetch of a table freed meanwhile loads nothing harmful.
+    /// </summary>
+    public uint PrefetchBucket(ReadOnlySpan<byte> key)
+    {
+        var hash = EntryBuckets.Hash(key, _seed);
+        var buckets = _buckets.AsSpan();
+        if (!buckets.IsEmpty)
+        {
+            CacheLines.Prefetch(Unsafe.AsPointer(ref buckets[(int)hash & (buckets.Length - 1)]));
+        }
+
+        return hash;
+    }
+
+    /// <summary>Starts loading the block the first bucket of <paramref name="hash"/> holds, if any: its header and key.</summary>
+    public void PrefetchEntry(uint hash)
+    {
+        var buckets = _buckets.AsSpan();
+        if (!buckets.IsEmpty && EntryBuckets.BlockAt(buckets, hash) is var block && block is not null)
+        {
+            CacheLines.Prefetch(block, lines: 2);
+        }
+    }
+
     public ReadOnlySpan<byte> KeyAt(int index) => EntryHeader.KeyOf(Header(Check(index)));
 
     public ReadOnlySpan<byte> ValueAt(int index) => EntryHeader.ValueOf(Header(Check(index)));

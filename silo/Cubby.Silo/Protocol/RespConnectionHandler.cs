@@ -47,6 +47,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
         silo.Statistics.ConnectionReceived();
         Log.ClientConnected(logger, session.Id, session.RemoteEndPoint);
         using var request = new RespRequest();
+        BatchWarmer? warmer = null;
 
         // On shutdown the server asks each connection to close; an idle client would otherwise hold the stop up until
         // its timeout and then be reset. Ending the pending read lets the current batch finish and the connection close.
@@ -67,7 +68,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
                 }
 
                 var buffer = read.Buffer;
-                var (consumed, error, paused, executed) = ExecuteAll(session, request, buffer, output);
+                var (consumed, error, paused, executed) = ExecuteAll(session, request, buffer, output, pipelining ? (warmer ??= new BatchWarmer(silo, _limits)) : null);
                 pipelined.Ran(ref pipelining, executed);
 
                 // Paused on a full reply buffer or a deferred command: the rest is already here, so don't wait for
@@ -124,6 +125,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
         finally
         {
             pipelined.Closed(ref pipelining);
+            warmer?.Dispose();
             session.PublishStatistics(0);
             session.OnClosed();
             Transactions.WatchCommands.Release(session);
@@ -161,10 +163,11 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
     }
 
     /// <summary>Runs every complete command at the start of <paramref name="buffer"/>; returns where it stopped and how many ran.</summary>
-    private (SequencePosition Consumed, string? Error, bool Paused, int Executed) ExecuteAll(ClientSession session, RespRequest request, ReadOnlySequence<byte> buffer, PipeWriter output)
+    private (SequencePosition Consumed, string? Error, bool Paused, int Executed) ExecuteAll(ClientSession session, RespRequest request, ReadOnlySequence<byte> buffer, PipeWriter output, BatchWarmer? warmer)
     {
         var consumed = buffer.Start;
         var executed = 0;
+        var warmedAhead = 0;
         var clock = Stopwatch.GetTimestamp();
         try
         {
@@ -172,6 +175,11 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
             {
                 var remaining = buffer.Slice(consumed);
                 var limits = session.IsAuthenticated ? _limits : UnauthenticatedLimits;
+                if (warmedAhead == 0 && warmer is not null && session.IsAuthenticated)
+                {
+                    warmedAhead = warmer.Warm(remaining);
+                }
+
                 var status = RespRequestParser.TryParse(remaining, request, limits, out var next, out var error);
                 if (status == RespParseStatus.Error)
                 {
@@ -190,6 +198,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
                 }
 
                 executed++;
+                warmedAhead--;
                 clock = Execute(session, request, clock);
                 if (session.HasDeferred)
                 {

@@ -17,16 +17,12 @@ internal sealed class BatchWarmer(SiloRuntime silo, RespLimits limits) : IDispos
     private readonly LookupPrefetcher _prefetcher = new(silo.Catalog);
 
     /// <summary>
-    /// Warms the lookups of the complete commands at the start of <paramref name="received"/>, up to
-    /// <see cref="LookupPrefetcher.Window"/> of them; returns how many commands it covered, at least one.
+    /// Warms the lookups of the complete commands at the start of <paramref name="received"/>'s first block, up to
+    /// <see cref="LookupPrefetcher.Window"/> of them; returns how many commands it covered, at least one. A command
+    /// that goes on into the next block ends the window: it is left to run unwarmed.
     /// </summary>
     public int Warm(ReadOnlySequence<byte> received)
     {
-        if (!received.IsSingleSegment)
-        {
-            return int.MaxValue;
-        }
-
         var block = received.First;
         var start = 0;
         var scanned = 0;

@@ -38,13 +38,19 @@ public sealed class BatchWarmerTests : IDisposable
     }
 
     [Fact]
-    public void Bytes_split_across_blocks_are_left_unwarmed_for_the_whole_batch()
+    public void A_window_ends_with_the_first_block_received()
     {
-        var bytes = Gets(0, 4);
-        var first = new TestSegment(bytes.AsMemory(0, 30), null);
-        var last = new TestSegment(bytes.AsMemory(30), first);
+        var bytes = Gets(0, 6);
+        var oneCommand = RespTestClient.Encode("GET", "key:0").Length;
+        var first = new TestSegment(bytes.AsMemory(0, (2 * oneCommand) + 3), null);
+        var last = new TestSegment(bytes.AsMemory((2 * oneCommand) + 3), first);
+        var received = new ReadOnlySequence<byte>(first, 0, last, last.Memory.Length);
 
-        Assert.Equal(int.MaxValue, _warmer.Warm(new ReadOnlySequence<byte>(first, 0, last, last.Memory.Length)));
+        Assert.Equal(2, _warmer.Warm(received));
+
+        // The command split between the blocks is covered by none, and the caller moves past it; the rest is warmed.
+        Assert.Equal(1, _warmer.Warm(received.Slice(2 * oneCommand)));
+        Assert.Equal(3, _warmer.Warm(received.Slice(3 * oneCommand)));
     }
 
     [Fact]

@@ -31,6 +31,22 @@ public sealed class CubbyClientOptions
     /// </summary>
     public IList<string> Endpoints { get; } = new List<string>();
 
+    /// <summary>
+    /// Whether the client learns every active silo's gateway from the one it reaches and then uses those instead of
+    /// <see cref="Endpoints"/>, following silos joining and leaving: one address (a silo, a DNS name, a load balancer)
+    /// is then enough for calls to go to each key's silo directly, with batches and the near cache, and the client keeps
+    /// working while that address is down. Turn it off when the silos' own addresses cannot be reached from the app (a
+    /// silo behind address translation that advertises an address only its network knows). On by default.
+    /// </summary>
+    public bool LearnGateways { get; set; } = true;
+
+    /// <summary>
+    /// How often the client reads the list of gateways again: asks the cluster with <see cref="LearnGateways"/>, or reads
+    /// the membership table with <see cref="CubbyClientClusteringOptions.ConnectionString"/> (Orleans'
+    /// <c>GatewayListRefreshPeriod</c>). A joining silo takes calls directly within about twice this. 10 s by default.
+    /// </summary>
+    public TimeSpan GatewayRefreshInterval { get; set; } = TimeSpan.FromSeconds(10);
+
     /// <summary>Finding the gateways in the cluster's membership table instead of <see cref="Endpoints"/> (<c>Cubby:Client:Clustering</c>).</summary>
     public CubbyClientClusteringOptions Clustering { get; set; } = new();
 

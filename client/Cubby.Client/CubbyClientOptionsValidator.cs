@@ -100,6 +100,11 @@ internal sealed class CubbyClientOptionsValidator(ClientRuntime runtime) : IVali
             failures.Add("Cubby:Client:ServiceId must not be empty.");
         }
 
+        if (options.GatewayRefreshInterval < TimeSpan.FromMilliseconds(100))
+        {
+            failures.Add($"Cubby:Client:GatewayRefreshInterval must be at least 100 ms (was {options.GatewayRefreshInterval}).");
+        }
+
         if (options.ConnectTimeout <= TimeSpan.Zero)
         {
             failures.Add($"Cubby:Client:ConnectTimeout must be positive (was {options.ConnectTimeout}).");

@@ -89,6 +89,11 @@ public static class CubbyServiceCollectionExtensions
 
             // Inside a silo's own process every call is local already; batches are for calls that cross the network.
             var live = gateway is not null && options.Value.CoalesceCalls ? LiveGateways.Find(provider) : null;
+            if (live is not null)
+            {
+                provider.GetRequiredService<LearnedGateways>().OnChanged(live.Reread);
+            }
+
             (NearCache, LeaseRenewals)? near = live is not null && options.Value.NearCache.Enabled ? NearCacheOf(provider, options.Value, grains, live, time) : null;
             var batches = live is not null
                 ? new SiloBatches(
@@ -155,6 +160,9 @@ public static class CubbyServiceCollectionExtensions
             client.Services.AddKeyedSingleton(TimeProviderNames.Messaging, TimeProvider.System);
             client.Services.AddSingleton<ConnectFailures>();
             client.Services.AddSingleton<IClientConnectionRetryFilter, ConnectRetryFilter>();
+            client.Services.AddSingleton<LearnedGateways>();
+            client.Services.AddOptions<GatewayOptions>().Configure<IOptions<CubbyClientOptions>>((gateways, cubby) =>
+                gateways.GatewayListRefreshPeriod = cubby.Value.GatewayRefreshInterval);
             client.Services.AddSingleton<IGatewayListProvider>(provider =>
                 string.IsNullOrWhiteSpace(provider.GetRequiredService<IOptions<CubbyClientOptions>>().Value.Clustering.ConnectionString)
                     ? ActivatorUtilities.CreateInstance<EndpointGatewayList>(provider)

@@ -7,10 +7,13 @@ using Orleans.Runtime;
 namespace Cubby.Client.Gateways;
 
 /// <summary>
-/// The gateways of <see cref="CubbyClientOptions.Endpoints"/>, host names resolved again on every refresh so a silo
-/// that comes back at a new address is found.
+/// Every active silo's gateway once the client has learned them from the cluster (<see cref="LearnedGateways"/>); before
+/// that, and beside them while asking fails, the gateways of <see cref="CubbyClientOptions.Endpoints"/>, host names
+/// resolved again on every refresh so a silo that comes back at a new address is found. A configured address that is
+/// not a silo's own (a load balancer's, a DNS alias) leaves the list while the silos are known, so every call goes to
+/// its silo directly.
 /// </summary>
-internal sealed class EndpointGatewayList(IOptions<CubbyClientOptions> options, IOptions<GatewayOptions> gateways) : IGatewayListProvider
+internal sealed class EndpointGatewayList(IOptions<CubbyClientOptions> options, IOptions<GatewayOptions> gateways, LearnedGateways learned) : IGatewayListProvider
 {
     public TimeSpan MaxStaleness => gateways.Value.GatewayListRefreshPeriod;
 
@@ -21,7 +24,13 @@ internal sealed class EndpointGatewayList(IOptions<CubbyClientOptions> options, 
 
     public async Task<IList<Uri>> GetGateways()
     {
-        var uris = new List<Uri>();
+        var silos = learned.Gateways;
+        if (silos.Count > 0 && !learned.Doubted)
+        {
+            return [.. silos];
+        }
+
+        var uris = new List<Uri>(silos);
         foreach (var endpoint in options.Value.Endpoints)
         {
             if (!EndpointAddress.TryParse(endpoint, out var host, out var port))
@@ -31,7 +40,7 @@ internal sealed class EndpointGatewayList(IOptions<CubbyClientOptions> options, 
 
             if (IPAddress.TryParse(host, out var address))
             {
-                uris.Add(new IPEndPoint(address, port).ToGatewayUri());
+                Add(uris, new IPEndPoint(address, port));
                 continue;
             }
 
@@ -39,7 +48,7 @@ internal sealed class EndpointGatewayList(IOptions<CubbyClientOptions> options, 
             {
                 foreach (var resolved in await Dns.GetHostAddressesAsync(host).ConfigureAwait(false))
                 {
-                    uris.Add(new IPEndPoint(resolved, port).ToGatewayUri());
+                    Add(uris, new IPEndPoint(resolved, port));
                 }
             }
             catch (System.Net.Sockets.SocketException)
@@ -49,5 +58,14 @@ internal sealed class EndpointGatewayList(IOptions<CubbyClientOptions> options, 
         }
 
         return uris;
+    }
+
+    private static void Add(List<Uri> uris, IPEndPoint endpoint)
+    {
+        var uri = endpoint.ToGatewayUri();
+        if (!uris.Contains(uri))
+        {
+            uris.Add(uri);
+        }
     }
 }

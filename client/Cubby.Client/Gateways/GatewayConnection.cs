@@ -10,8 +10,12 @@ namespace Cubby.Client.Gateways;
 /// without one, and goes on until a gateway answers; the host's start and each call wait for it at most
 /// <see cref="CubbyClientOptions.ConnectTimeout"/>, then fail naming the gateways and the last failure.
 /// </summary>
+/// <remarks>
+/// Once connected, it has <see cref="LearnedGateways"/> ask the cluster for every silo's gateway, with
+/// <see cref="CubbyClientOptions.LearnGateways"/> and gateways given as <see cref="CubbyClientOptions.Endpoints"/>.
+/// </remarks>
 internal sealed partial class GatewayConnection(
-    IClusterClient client, ConnectFailures failures, IOptions<CubbyClientOptions> options, ILogger<GatewayConnection> logger)
+    IClusterClient client, ConnectFailures failures, LearnedGateways learned, IOptions<CubbyClientOptions> options, ILogger<GatewayConnection> logger)
     : IHostedService, IAsyncDisposable, IDisposable
 {
     private static readonly TimeSpan DisposeStopTimeout = TimeSpan.FromSeconds(5);
@@ -20,6 +24,7 @@ internal sealed partial class GatewayConnection(
     private readonly CancellationTokenSource _stopping = new();
     private readonly List<Func<Task>> _beforeStop = [];
     private Task? _connecting;
+    private Task _learning = Task.CompletedTask;
     private volatile bool _connected;
     private bool _stopped;
 
@@ -93,6 +98,8 @@ internal sealed partial class GatewayConnection(
                 await goodbye().WaitAsync(cancellationToken).ConfigureAwait(false);
             }
 
+            await _learning.WaitAsync(cancellationToken).ConfigureAwait(false);
+
             await ((IHostedService)client).StopAsync(cancellationToken).ConfigureAwait(false);
         }
     }
@@ -134,8 +141,13 @@ internal sealed partial class GatewayConnection(
         }
 
         _connected = true;
-        var gateways = Gateways(options.Value);
+        var settings = options.Value;
+        var gateways = Gateways(settings);
         LogConnected(logger, gateways);
+        if (settings.LearnGateways && string.IsNullOrWhiteSpace(settings.Clustering.ConnectionString))
+        {
+            _learning = learned.RunAsync(client, settings.GatewayRefreshInterval, TimeProvider.System, _stopping.Token);
+        }
     }
 
     [LoggerMessage(EventId = LogEvents.GatewayConnected, Level = LogLevel.Information, Message = "Cubby client connected to the cluster through {Gateways}")]

@@ -48,11 +48,30 @@ internal sealed partial class LiveGateways
     /// <summary>Whether the client sends messages addressed to <paramref name="gateway"/> (a gateway address, generation 0) straight to it.</summary>
     public bool Contains(SiloAddress gateway) => IsGatewayAvailable(_manager, gateway);
 
+    /// <summary>
+    /// Has the Orleans client read its gateway list again now rather than at its next refresh, so gateways just learned
+    /// take calls at once; an Orleans without the method reads it at its next refresh.
+    /// </summary>
+    public void Reread()
+    {
+        try
+        {
+            ExpediteUpdateLiveGatewaysSnapshot(_manager);
+        }
+        catch (MissingMethodException)
+        {
+            // The periodic refresh reads it.
+        }
+    }
+
     [LoggerMessage(
         EventId = LogEvents.CoalescingUnavailable,
         Level = LogLevel.Warning,
         Message = "Cubby:Client:CoalesceCalls is on, but this Orleans has no {Manager}.IsGatewayAvailable to tell which gateways are live; every call goes to its shard grain on its own")]
     private static partial void LogUnavailable(ILogger logger, string manager);
+
+    [UnsafeAccessor(UnsafeAccessorKind.Method, Name = "ExpediteUpdateLiveGatewaysSnapshot")]
+    private static extern void ExpediteUpdateLiveGatewaysSnapshot([UnsafeAccessorType(ManagerTypeName)] object manager);
 
     [UnsafeAccessor(UnsafeAccessorKind.Method, Name = "IsGatewayAvailable")]
     private static extern bool IsGatewayAvailable([UnsafeAccessorType(ManagerTypeName)] object manager, SiloAddress siloAddress);

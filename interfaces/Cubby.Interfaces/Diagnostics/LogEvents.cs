@@ -87,4 +87,10 @@ public static class LogEvents
 
     /// <summary>Calls cannot be coalesced: the Orleans client's list of live gateways cannot be read.</summary>
     public const int CoalescingUnavailable = 6003;
+
+    /// <summary>The client learned a new list of the cluster's gateways.</summary>
+    public const int GatewaysLearned = 6004;
+
+    /// <summary>The client could not ask the cluster for its gateways and uses its configured endpoints beside the learned ones.</summary>
+    public const int GatewaysDoubted = 6005;
 }

@@ -7,10 +7,12 @@ using Microsoft.Extensions.DependencyInjection;
 namespace Cubby.Load.Cluster;
 
 /// <summary>
-/// <c>cluster [--silos 1,3] [--seconds N] [--callers N] [--tls] [--silo PATH]</c>: one gateway client's Gets of 1 KiB
-/// values against 1 silo process, then against several in one Development cluster, each silo's gateway given to the
-/// client; with <c>--tls</c> each cluster is measured with plain links and then with TLS on the silo and gateway links
-/// (<c>Cubby:Clustering:Tls</c>, one self-signed certificate shared by the silos and trusted by the client).
+/// <c>cluster [--silos 1,3] [--seconds N] [--callers N] [--tls] [--one-gateway] [--silo PATH]</c>: one gateway client's
+/// Gets of 1 KiB values against 1 silo process, then against several in one Development cluster, each silo's gateway
+/// given to the client; with <c>--tls</c> each cluster is measured with plain links and then with TLS on the silo and
+/// gateway links (<c>Cubby:Clustering:Tls</c>, one self-signed certificate shared by the silos and trusted by the
+/// client); with <c>--one-gateway</c> each is measured again with only the first silo's gateway given, learning the
+/// others off (<c>Cubby:Client:LearnGateways</c>) and then on.
 /// Reports ops/s, the client's and the silos' CPU per Get, the silos' share of the machine's cores, the Gets per
 /// coalesced batch, and the Gets that did not run on the silo they were sent to (a batch found the shard elsewhere, or the
 /// call went to its grain, which Orleans forwards to the shard's silo).
@@ -23,7 +25,15 @@ internal static class ClusterCommand
     /// <summary>Long enough for shards to settle on their home silos after a join and for the tiered JIT to finish.</summary>
     private static readonly TimeSpan WarmUp = TimeSpan.FromSeconds(8);
 
-    public const string Usage = "cluster [--silos 1,3] [--seconds N (8)] [--callers N (64)] [--tls] [--silo PATH]";
+    public const string Usage = "cluster [--silos 1,3] [--seconds N (8)] [--callers N (64)] [--tls] [--one-gateway] [--silo PATH]";
+
+    /// <summary>Which gateways the client is given, and whether it learns the rest.</summary>
+    private enum Gateways
+    {
+        All,
+        OneNotLearning,
+        OneLearning,
+    }
 
     public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter log)
     {
@@ -32,6 +42,7 @@ internal static class ClusterCommand
         var callers = 64;
         string? siloPath = null;
         bool[] tlsModes = [false];
+        Gateways[] gatewayModes = [Gateways.All];
         var known = await CommandOptions.ReadAsync(args, Usage, new Dictionary<string, Action<string>>
         {
             ["--silos"] = value => siloCounts = CommandOptions.Counts(value),
@@ -39,7 +50,8 @@ internal static class ClusterCommand
             ["--callers"] = value => callers = int.Parse(value, CultureInfo.InvariantCulture),
             ["--silo"] = value => siloPath = value,
             ["--tls"] = _ => tlsModes = [false, true],
-        }, flags: ["--tls"]).ConfigureAwait(false);
+            ["--one-gateway"] = _ => gatewayModes = [Gateways.All, Gateways.OneNotLearning, Gateways.OneLearning],
+        }, flags: ["--tls", "--one-gateway"]).ConfigureAwait(false);
         if (!known)
         {
             return 2;
@@ -47,16 +59,19 @@ internal static class ClusterCommand
 
         var tools = Prerequisites.ForSilo(siloPath);
         var report = new StringBuilder()
-            .AppendLine("| Silo processes | Links | Gets/s | Client CPU µs/Get | Silos' CPU µs/Get | Silos' cores | Gets per batch | Not run where sent |")
-            .AppendLine("|---:|---|---:|---:|---:|---:|---:|---:|");
+            .AppendLine("| Silo processes | Links | Gateways given | Gets/s | Client CPU µs/Get | Silos' CPU µs/Get | Silos' cores | Gets per batch | Not run where sent |")
+            .AppendLine("|---:|---|---|---:|---:|---:|---:|---:|---:|");
         using var certificate = tlsModes.Contains(true) ? new SharedCertificate() : null;
         foreach (var count in siloCounts)
         {
             foreach (var tls in tlsModes)
             {
-                var row = await MeasureAsync(tools, count, callers, TimeSpan.FromSeconds(seconds), tls ? certificate : null).ConfigureAwait(false);
-                await log.WriteLineAsync(row).ConfigureAwait(false);
-                report.AppendLine(row);
+                foreach (var gateways in count > 1 ? gatewayModes : [Gateways.All])
+                {
+                    var row = await MeasureAsync(tools, count, callers, TimeSpan.FromSeconds(seconds), tls ? certificate : null, gateways).ConfigureAwait(false);
+                    await log.WriteLineAsync(row).ConfigureAwait(false);
+                    report.AppendLine(row);
+                }
             }
         }
 
@@ -64,7 +79,7 @@ internal static class ClusterCommand
         return 0;
     }
 
-    private static async Task<string> MeasureAsync(ToolSet tools, int count, int callers, TimeSpan measured, SharedCertificate? tls)
+    private static async Task<string> MeasureAsync(ToolSet tools, int count, int callers, TimeSpan measured, SharedCertificate? tls, Gateways gateways)
     {
         string[] links = tls is null ? [] : ["--Cubby:Clustering:Tls:CertificatePath", tls.CertificatePath, "--Cubby:Clustering:Tls:KeyPath", tls.KeyPath];
         var silos = await DevelopmentCluster.StartAsync(tools, count, links).ConfigureAwait(false);
@@ -73,11 +88,12 @@ internal static class ClusterCommand
             await using var services = new ServiceCollection()
                 .AddCubbyClient(o =>
                 {
-                    foreach (var silo in silos)
+                    foreach (var silo in gateways == Gateways.All ? silos : silos.Take(1))
                     {
                         o.Endpoints.Add($"127.0.0.1:{silo.GatewayPort}");
                     }
 
+                    o.LearnGateways = gateways != Gateways.OneNotLearning;
                     o.Tls.AuthorityPath = tls?.CertificatePath;
                 })
                 .Services.BuildServiceProvider();
@@ -104,7 +120,7 @@ internal static class ClusterCommand
             var sent = Sum(static b => b.OperationsSent) - sentBefore;
             var run = Sum(static b => b.OperationsRun) - runBefore;
             return string.Create(CultureInfo.InvariantCulture,
-                $"| {count} | {(tls is null ? "plain" : "TLS")} | {gets / elapsed:N0} | {clientCpu * 1e6 / gets:F1} | {siloCpu * 1e6 / gets:F1} | {siloCpu / elapsed:F2} | {(double)sent / Math.Max(1, batches):F1} | {100.0 * (gets - run) / gets:F2} % |");
+                $"| {count} | {(tls is null ? "plain" : "TLS")} | {Describe(gateways)} | {gets / elapsed:N0} | {clientCpu * 1e6 / gets:F1} | {siloCpu * 1e6 / gets:F1} | {siloCpu / elapsed:F2} | {(double)sent / Math.Max(1, batches):F1} | {100.0 * (gets - run) / gets:F2} % |");
         }
         finally
         {
@@ -114,6 +130,13 @@ internal static class ClusterCommand
             }
         }
     }
+
+    private static string Describe(Gateways gateways) => gateways switch
+    {
+        Gateways.All => "all",
+        Gateways.OneNotLearning => "one, not learning",
+        _ => "one, learning",
+    };
 
     /// <summary>Each caller reads random keys until <paramref name="duration"/> has passed; returns the Gets made.</summary>
     private static async Task<long> ReadAsync(ICubbyClient client, string[] keys, int callers, TimeSpan duration)

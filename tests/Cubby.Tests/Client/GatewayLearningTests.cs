@@ -85,6 +85,30 @@ public sealed class GatewayLearningTests
         await LearnedAsync(app, cluster.Silos);
     }
 
+    [Fact]
+    public async Task While_the_cluster_cannot_be_asked_the_given_gateway_stands_beside_the_learned_ones()
+    {
+        // In Development clustering the primary keeps the membership table: once it stops, no silo can say who is active.
+        await using var cluster = await TestCluster.StartAsync(2);
+        var given = cluster.Primary;
+        await using var app = App(given);
+        var client = app.GetRequiredService<ICubbyClient>();
+        await client.PutAsync("before", "v"u8.ToArray());
+        await LearnedAsync(app, cluster.Silos);
+        var givenPort = given.GatewayEndPoint.Port;
+
+        await cluster.StopAsync(given);
+        var learned = app.GetRequiredService<LearnedGateways>();
+        await Poll.UntilAsync(() => learned.Doubted, TestDeadlines.Phase, "the learned gateways to be doubted");
+        var listed = (await app.GetRequiredService<IGatewayListProvider>().GetGateways()).Select(static uri => uri.Port).ToArray();
+        Assert.Contains(givenPort, listed);
+        Assert.Contains(cluster.Silos[0].GatewayEndPoint.Port, listed);
+
+        // The learned silo still takes calls, the moved shard's entry included.
+        Assert.Equal("v", Encoding.UTF8.GetString((await client.GetAsync("before"))!));
+        Assert.Equal(WriteOutcome.Created, await client.PutAsync("after", "v"u8.ToArray()));
+    }
+
     private static ServiceProvider App(TestSilo given, Action<CubbyClientOptions>? configure = null) =>
         ClientHarness.GatewayApp(given, configure: o =>
         {

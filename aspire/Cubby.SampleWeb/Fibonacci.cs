@@ -3,8 +3,8 @@ using Microsoft.Extensions.Caching.Hybrid;
 namespace Cubby.SampleWeb;
 
 /// <summary>
-/// HybridCache over Cubby: each app instance keeps the value in memory (L1) and shares it through Cubby (L2), so a
-/// value one instance computed is the next instance's L2 hit, and its own next request's L1 hit.
+/// Cubby's HybridCache: a value one instance computed is stored in Cubby before the reply, so it is every other
+/// instance's hit; each instance then keeps it in memory, dropped as soon as any instance writes or removes it.
 /// </summary>
 internal static class Fibonacci
 {

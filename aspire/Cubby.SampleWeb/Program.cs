@@ -4,11 +4,9 @@ var builder = WebApplication.CreateBuilder(args);
 builder.AddServiceDefaults();
 
 // ICubbyClient and IDistributedCache on the cluster the AppHost hands over as ConnectionStrings:cache (Cubby.Aspire.Client),
-// with a health check and distributed tracing into the silos.
-builder.AddCubbyClient("cache");
-
-// HybridCache keeps values in this instance's memory and shares them through Cubby, its IDistributedCache.
-builder.Services.AddHybridCache();
+// with a health check and distributed tracing into the silos; and Cubby's own HybridCache, whose copies in this
+// instance's memory the silos keep coherent with every other instance's writes and tag removals.
+builder.AddCubbyClient("cache").AddCubbyHybridCache();
 builder.Services.AddSession(session =>
 {
     session.IdleTimeout = TimeSpan.FromMinutes(20);

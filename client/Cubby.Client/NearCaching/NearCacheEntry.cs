@@ -50,6 +50,12 @@ internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int sl
         init => _renewedAt = value;
     }
 
+    /// <summary>
+    /// What a layer over the client made of <see cref="Value"/> (HybridCache's decoded copy), kept with the entry so a
+    /// hit does not decode again, and gone with it.
+    /// </summary>
+    public object? Decoded { get; set; }
+
     /// <summary>When a hit last told the eviction policy this entry is in use.</summary>
     public long TouchedAt { get; set; }
 

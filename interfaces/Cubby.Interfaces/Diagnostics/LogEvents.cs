@@ -93,4 +93,10 @@ public static class LogEvents
 
     /// <summary>The client could not ask the cluster for its gateways and uses its configured endpoints beside the learned ones.</summary>
     public const int GatewaysDoubted = 6005;
+
+    /// <summary>HybridCache passed a key over (empty, reserved for tags, or over MaximumKeyLength): its factory ran uncached.</summary>
+    public const int HybridKeyPassedOver = 6010;
+
+    /// <summary>HybridCache did not cache a value over MaximumPayloadBytes.</summary>
+    public const int HybridPayloadTooLarge = 6011;
 }

@@ -1,0 +1,52 @@
+using Cubby.Client.NearCaching;
+using Cubby.Sharding;
+
+namespace Cubby.Client;
+
+/// <summary>What a layer over the client (<see cref="Hybrid.CubbyHybridCache"/>) needs beyond <see cref="ICubbyClient"/>.</summary>
+internal sealed partial class CubbyClient
+{
+    /// <summary>Whether reads can be kept in this process (the near cache is on).</summary>
+    internal bool Keeps => _near is not null;
+
+    /// <summary>The near cache's servable entry of <paramref name="key"/>, without a call.</summary>
+    internal bool TryGetKept(string key, out NearCacheEntry entry)
+    {
+        entry = null!;
+        return _near is { } near && near.TryGet(key, out entry);
+    }
+
+    /// <summary>Drops what this process keeps of <paramref name="key"/>.</summary>
+    internal void DropKept(string key) => _near?.Drop(key);
+
+    /// <summary>
+    /// Reads <paramref name="key"/> from its shard: with <paramref name="keep"/> and a near cache, as a tracked read the
+    /// near cache keeps; otherwise as a plain read, kept nowhere.
+    /// </summary>
+    internal async ValueTask<byte[]?> ReadAsync(string key, bool keep, CancellationToken cancellationToken)
+    {
+        if (keep && _near is not null)
+        {
+            var (bytes, slot) = Key(key);
+            return (await _near.ReadAsync(key, bytes, slot, cancellationToken).ConfigureAwait(false))?.Value;
+        }
+
+        var entry = await ReadAsync(key, cancellationToken).ConfigureAwait(false);
+        return entry is null ? null : ValueOf(key, entry);
+    }
+
+    /// <summary>Stores <paramref name="value"/> only when <paramref name="key"/> has no entry (NX), never expiring.</summary>
+    internal ValueTask<WriteOutcome> PutIfAbsentAsync(string key, byte[] value, CancellationToken cancellationToken)
+    {
+        var (bytes, slot) = Key(key);
+        CheckValue(value.Length, nameof(value));
+        return DroppingAsync(
+            key,
+            _shards.CallAsync(
+                ShardOperation.Set(slot, bytes, _copyValues ? value.ToArray() : value, default, CacheEntryFlags.None, ShardWriteCondition.IfAbsent),
+                static result => result.Outcome,
+                static (grain, s) => grain.Set(s.Key, s.Value!, s.Expiry, s.Flags, s.Condition),
+                key,
+                cancellationToken));
+    }
+}

@@ -1,0 +1,162 @@
+using Microsoft.Extensions.Caching.Hybrid;
+
+namespace Cubby.Client.Hybrid;
+
+/// <summary>One run per missing key in this instance: the cluster read, then the factory and the write, shared by every caller.</summary>
+internal sealed partial class CubbyHybridCache
+{
+    private async ValueTask<T> JoinAsync<TState, T>(
+        string key, TState state, Func<TState, CancellationToken, ValueTask<T>> factory, HybridCacheEntryOptions? options, HybridCacheEntryFlags flags, IEnumerable<string>? tags, CancellationToken cancellationToken)
+    {
+        var tagList = TagsOf(tags);
+        while (true)
+        {
+            var flight = _flights.GetOrAdd(key, static (_, s) => new Flight<T>(), (object?)null);
+            if (flight is not Flight<T> typed)
+            {
+                throw new InvalidOperationException($"HybridCache is already reading or creating '{key}' as another type than {typeof(T).Name}.");
+            }
+
+            if (!typed.TryJoin())
+            {
+                // It ended (every caller cancelled) between being found and joined.
+                _flights.TryRemove(KeyValuePair.Create(key, flight));
+                continue;
+            }
+
+            if (typed.Start())
+            {
+                typed.Run(RunAsync(typed, key, state, factory, options, flags, tagList));
+            }
+
+            var (value, copy) = await typed.WaitAsync(cancellationToken).ConfigureAwait(false);
+            return copy is null || ImmutableTypes.Of<T>() ? value : copy.Read<T>(_serializers);
+        }
+    }
+
+    private async Task<(T Value, LocalCopy? Copy)> RunAsync<TState, T>(
+        Flight<T> flight, string key, TState state, Func<TState, CancellationToken, ValueTask<T>> factory, HybridCacheEntryOptions? options, HybridCacheEntryFlags flags, List<string> tags)
+    {
+        try
+        {
+            var token = flight.Token;
+            if ((flags & HybridCacheEntryFlags.DisableLocalCacheRead) == 0 && await LocalOnlyAsync<T>(key, token).ConfigureAwait(false) is { } local)
+            {
+                return (local.Read<T>(_serializers), local);
+            }
+
+            var keep = (flags & HybridCacheEntryFlags.DisableLocalCacheWrite) == 0;
+            if ((flags & HybridCacheEntryFlags.DisableDistributedCacheRead) == 0
+                && await _client.ReadAsync(key, keep, token).ConfigureAwait(false) is { } stored
+                && LocalCopy.Of<T>(stored, _serializers, LocalDeadline(options)) is { } copy
+                && await copy.IsCurrentAsync(_epochs, token).ConfigureAwait(false))
+            {
+                if (keep && _client.TryGetKept(key, out var entry) && ReferenceEquals(entry.Value, stored))
+                {
+                    entry.Decoded = copy;
+                }
+
+                return (copy.Value is T value ? value : copy.Read<T>(_serializers), copy);
+            }
+
+            if ((flags & HybridCacheEntryFlags.DisableUnderlyingData) != 0)
+            {
+                return (default!, null);
+            }
+
+            var created = await factory(state, token).ConfigureAwait(false);
+            var payload = await StoreAsync(key, created, options, flags, tags, token).ConfigureAwait(false);
+            return (created, payload is null ? null : LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options)));
+        }
+        finally
+        {
+            _flights.TryRemove(KeyValuePair.Create(key, (object)flight));
+        }
+    }
+
+    /// <summary>
+    /// A run shared by this instance's callers of one key. Its token is cancelled once every caller stopped waiting, as
+    /// HybridCache's is; a caller's own token stops only its wait. What the run ends with reaches each of its callers.
+    /// </summary>
+    private sealed class Flight<T> : IDisposable
+    {
+        private readonly CancellationTokenSource _cancel = new();
+        private readonly TaskCompletionSource<(T, LocalCopy?)> _result = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private int _waiting;
+        private int _started;
+
+        public CancellationToken Token => _cancel.Token;
+
+        /// <summary>Counts one more caller; false when every caller before had stopped waiting and the run was cancelled.</summary>
+        public bool TryJoin()
+        {
+            var waiting = Volatile.Read(ref _waiting);
+            while (waiting >= 0)
+            {
+                var seen = Interlocked.CompareExchange(ref _waiting, waiting + 1, waiting);
+                if (seen == waiting)
+                {
+                    return true;
+                }
+
+                waiting = seen;
+            }
+
+            return false;
+        }
+
+        public bool Start() => Interlocked.Exchange(ref _started, 1) == 0;
+
+        public void Run(Task<(T, LocalCopy?)> run) =>
+            run.ContinueWith(
+                static (task, state) =>
+                {
+                    var flight = (Flight<T>)state!;
+                    var result = flight._result;
+                    flight.Dispose();
+                    if (task.IsCompletedSuccessfully)
+                    {
+                        result.TrySetResult(task.Result);
+                    }
+                    else if (task.IsCanceled)
+                    {
+                        result.TrySetCanceled();
+                    }
+                    else
+                    {
+                        result.TrySetException(task.Exception!.InnerExceptions);
+                    }
+                },
+                this,
+                CancellationToken.None,
+                TaskContinuationOptions.ExecuteSynchronously,
+                TaskScheduler.Default);
+
+        public async Task<(T, LocalCopy?)> WaitAsync(CancellationToken cancellationToken)
+        {
+            try
+            {
+                return await _result.Task.WaitAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested && !_result.Task.IsCompleted)
+            {
+                // The last caller to stop waiting cancels the run; -1 keeps late callers from joining it.
+                if (Interlocked.Decrement(ref _waiting) == 0 && Interlocked.CompareExchange(ref _waiting, -1, 0) == 0)
+                {
+                    try
+                    {
+                        await _cancel.CancelAsync().ConfigureAwait(false);
+                    }
+                    catch (ObjectDisposedException)
+                    {
+                        // The run ended meanwhile.
+                    }
+                }
+
+                throw;
+            }
+        }
+
+        public void Dispose() => _cancel.Dispose();
+    }
+}

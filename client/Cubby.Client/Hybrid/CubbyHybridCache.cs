@@ -1,0 +1,270 @@
+using System.Buffers;
+using System.Collections.Concurrent;
+using Cubby.Diagnostics;
+using Microsoft.Extensions.Caching.Hybrid;
+using Microsoft.Extensions.Caching.Memory;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+
+namespace Cubby.Client.Hybrid;
+
+/// <summary>
+/// Cubby's <see cref="HybridCache"/>. Its local tier is the client's near cache, which the silos keep coherent: a copy
+/// is dropped when its key changes anywhere, so no instance serves a value another replaced (with
+/// <see cref="NearCacheCoherence.Strict"/>). Tags are epochs (<see cref="TagEpochs"/>): removing a tag is one write, and
+/// every instance's copies of its entries are misses once it returns. Concurrent callers in this instance for one
+/// missing key share one factory run. Design: <c>docs/hybrid-cache.md</c>.
+/// </summary>
+internal sealed partial class CubbyHybridCache : HybridCache
+{
+    private static readonly TimeSpan DefaultExpiration = TimeSpan.FromMinutes(5);
+
+    private readonly CubbyClient _client;
+    private readonly HybridSerializers _serializers;
+    private readonly TagEpochs _epochs;
+    private readonly IMemoryCache _localOnly;
+    private readonly TimeProvider _time;
+    private readonly ILogger _logger;
+    private readonly HybridCacheOptions _options;
+    private readonly ConcurrentDictionary<string, object> _flights = new();
+    private volatile bool _anyLocalOnly;
+
+    public CubbyHybridCache(
+        CubbyClient client, HybridSerializers serializers, IMemoryCache localOnly, IOptions<HybridCacheOptions> options, TimeProvider time, ILogger logger)
+    {
+        _client = client;
+        _serializers = serializers;
+        _epochs = new TagEpochs(client);
+        _localOnly = localOnly;
+        _options = options.Value;
+        _time = time;
+        _logger = logger;
+    }
+
+    public override ValueTask<T> GetOrCreateAsync<TState, T>(
+        string key, TState state, Func<TState, CancellationToken, ValueTask<T>> factory, HybridCacheEntryOptions? options = null, IEnumerable<string>? tags = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        ArgumentNullException.ThrowIfNull(factory);
+        var flags = FlagsOf(options);
+        if (!UsableKey(key))
+        {
+            return (flags & HybridCacheEntryFlags.DisableUnderlyingData) != 0 ? default : factory(state, cancellationToken);
+        }
+
+        if ((flags & HybridCacheEntryFlags.DisableLocalCacheRead) == 0 && TryGetLocal<T>(key, out var local))
+        {
+            return new ValueTask<T>(local);
+        }
+
+        return JoinAsync(key, state, factory, options, flags, tags, cancellationToken);
+    }
+
+    public override async ValueTask SetAsync<T>(string key, T value, HybridCacheEntryOptions? options = null, IEnumerable<string>? tags = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        if (UsableKey(key))
+        {
+            await StoreAsync(key, value, options, FlagsOf(options), TagsOf(tags), cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    public override async ValueTask RemoveAsync(string key, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        if (UsableKey(key))
+        {
+            ForgetLocalOnly(key);
+            await _client.EvictAsync(key, cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    public override async ValueTask RemoveAsync(IEnumerable<string> keys, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(keys);
+        var usable = keys.Where(UsableKey).Distinct(StringComparer.Ordinal).ToArray();
+        foreach (var key in usable)
+        {
+            ForgetLocalOnly(key);
+        }
+
+        if (usable.Length > 0)
+        {
+            await _client.EvictManyAsync(usable, cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    public override ValueTask RemoveByTagAsync(string tag, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(tag);
+        return RemoveByTagAsync([tag], cancellationToken);
+    }
+
+    public override async ValueTask RemoveByTagAsync(IEnumerable<string> tags, CancellationToken cancellationToken = default)
+    {
+        var distinct = TagsOf(tags ?? throw new ArgumentNullException(nameof(tags)));
+        if (distinct.Count > 0)
+        {
+            await _epochs.MoveOnAsync(distinct, cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>A servable local copy: the near cache's (decoded once, kept with it), else the local-only store's.</summary>
+    private bool TryGetLocal<T>(string key, out T value)
+    {
+        value = default!;
+        LocalCopy? copy = null;
+        if (_client.TryGetKept(key, out var entry))
+        {
+            copy = entry.Decoded as LocalCopy;
+            if (copy is null || copy.Type != typeof(T))
+            {
+                // Kept by a plain read or for another type: decoded on the slow path, with this call's expiry.
+                return false;
+            }
+        }
+        else if (_anyLocalOnly && _localOnly.TryGetValue(key, out var stored))
+        {
+            copy = stored as LocalCopy;
+        }
+
+        if (copy is null || copy.Type != typeof(T) || !Unexpired(key, copy) || copy.IsCurrentKept(_epochs) != true)
+        {
+            return false;
+        }
+
+        value = copy.Read<T>(_serializers);
+        return true;
+    }
+
+    /// <summary>The local-only copy of <paramref name="key"/> when its epochs hold, asking the cluster for those not kept.</summary>
+    private async ValueTask<LocalCopy?> LocalOnlyAsync<T>(string key, CancellationToken cancellationToken) =>
+        _anyLocalOnly && _localOnly.TryGetValue(key, out var stored) && stored is LocalCopy copy && copy.Type == typeof(T) && Unexpired(key, copy)
+            && await copy.IsCurrentAsync(_epochs, cancellationToken).ConfigureAwait(false)
+            ? copy
+            : null;
+
+    /// <summary>Whether a copy is within its <c>LocalCacheExpiration</c>; one past it is dropped, so the next read asks the cluster.</summary>
+    private bool Unexpired(string key, LocalCopy copy)
+    {
+        if (_time.GetTimestamp() <= copy.LocalDeadline)
+        {
+            return true;
+        }
+
+        _client.DropKept(key);
+        ForgetLocalOnly(key);
+        return false;
+    }
+
+    private HybridCacheEntryFlags FlagsOf(HybridCacheEntryOptions? options) =>
+        options?.Flags ?? _options.DefaultEntryOptions?.Flags ?? HybridCacheEntryFlags.None;
+
+    private TimeSpan ExpirationOf(HybridCacheEntryOptions? options) =>
+        options?.Expiration ?? _options.DefaultEntryOptions?.Expiration ?? DefaultExpiration;
+
+    private TimeSpan LocalExpirationOf(HybridCacheEntryOptions? options) =>
+        options?.LocalCacheExpiration ?? _options.DefaultEntryOptions?.LocalCacheExpiration ?? ExpirationOf(options);
+
+    private long LocalDeadline(HybridCacheEntryOptions? options) =>
+        _time.GetTimestamp() + (long)(LocalExpirationOf(options).TotalSeconds * _time.TimestampFrequency);
+
+    /// <summary>
+    /// Whether the cache may hold <paramref name="key"/>: as HybridCache does, a key that is empty or longer than
+    /// <see cref="HybridCacheOptions.MaximumKeyLength"/> is passed over (logged): the factory runs and nothing is kept.
+    /// </summary>
+    private bool UsableKey(string key)
+    {
+        if (key.Length == 0 || key.Length > _options.MaximumKeyLength || key.StartsWith(TagEpochs.KeyPrefix, StringComparison.Ordinal))
+        {
+            LogKeyPassedOver(_logger, key.Length, _options.MaximumKeyLength);
+            return false;
+        }
+
+        return true;
+    }
+
+    private static List<string> TagsOf(IEnumerable<string>? tags)
+    {
+        var list = new List<string>();
+        if (tags is null)
+        {
+            return list;
+        }
+
+        foreach (var tag in tags)
+        {
+            if (string.IsNullOrEmpty(tag))
+            {
+                throw new ArgumentException("A tag must not be null or empty.", nameof(tags));
+            }
+
+            if (!list.Contains(tag, StringComparer.Ordinal))
+            {
+                list.Add(tag);
+            }
+        }
+
+        return list;
+    }
+
+    private void ForgetLocalOnly(string key)
+    {
+        if (_anyLocalOnly)
+        {
+            _localOnly.Remove(key);
+        }
+    }
+
+    /// <summary>Serializes <paramref name="value"/> behind the epochs of its tags; null when it is over the payload limit.</summary>
+    private async ValueTask<byte[]?> EncodeAsync<T>(T value, IReadOnlyList<string> tags, CancellationToken cancellationToken)
+    {
+        var all = await _epochs.EnsureAsync(TagEpochs.AllKey, cancellationToken).ConfigureAwait(false);
+        var epochs = new (string Tag, long Epoch)[tags.Count];
+        for (var i = 0; i < tags.Count; i++)
+        {
+            epochs[i] = (tags[i], await _epochs.EnsureAsync(TagEpochs.KeyOf(tags[i]), cancellationToken).ConfigureAwait(false));
+        }
+
+        var writer = new ArrayBufferWriter<byte>();
+        HybridPayload.WriteHeader(writer, all, epochs);
+        _serializers.For<T>().Serialize(value, writer);
+        if (writer.WrittenCount > _options.MaximumPayloadBytes)
+        {
+            LogPayloadTooLarge(_logger, writer.WrittenCount, _options.MaximumPayloadBytes);
+            return null;
+        }
+
+        return writer.WrittenSpan.ToArray();
+    }
+
+    /// <summary>Writes an entry where its flags allow: to the cluster, or, when that is off, to this process only.</summary>
+    private async ValueTask<byte[]?> StoreAsync<T>(
+        string key, T value, HybridCacheEntryOptions? options, HybridCacheEntryFlags flags, IReadOnlyList<string> tags, CancellationToken cancellationToken)
+    {
+        var payload = await EncodeAsync(value, tags, cancellationToken).ConfigureAwait(false);
+        ForgetLocalOnly(key);
+        if (payload is null)
+        {
+            return null;
+        }
+
+        if ((flags & HybridCacheEntryFlags.DisableDistributedCacheWrite) == 0)
+        {
+            await _client.PutAsync(key, payload, CacheEntryOptions.ExpiresIn(ExpirationOf(options)), cancellationToken).ConfigureAwait(false);
+        }
+        else if ((flags & HybridCacheEntryFlags.DisableLocalCacheWrite) == 0 && LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options)) is { } copy)
+        {
+            _anyLocalOnly = true;
+            _localOnly.Set(key, copy, LocalExpirationOf(options));
+        }
+
+        return payload;
+    }
+
+    [LoggerMessage(EventId = LogEvents.HybridKeyPassedOver, Level = LogLevel.Warning, Message = "HybridCache key of {Length} characters passed over: empty, reserved, or over MaximumKeyLength ({Limit})")]
+    private static partial void LogKeyPassedOver(ILogger logger, int length, int limit);
+
+    [LoggerMessage(EventId = LogEvents.HybridPayloadTooLarge, Level = LogLevel.Warning, Message = "HybridCache value of {Bytes} bytes not cached: over MaximumPayloadBytes ({Limit})")]
+    private static partial void LogPayloadTooLarge(ILogger logger, int bytes, long limit);
+}

@@ -1,0 +1,77 @@
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Text;
+
+namespace Cubby.Client.Hybrid;
+
+/// <summary>
+/// The bytes <see cref="CubbyHybridCache"/> stores for an entry: a header with the epoch of every tag the entry carries
+/// (<see cref="TagEpochs"/>) as it was when the entry was written, then the serialized value. The layout is a marker
+/// byte, a version byte, the epoch of <c>"*"</c>, the tag count, each tag as its UTF-8 length, bytes and epoch, then the
+/// value; numbers are little-endian, lengths 16-bit.
+/// </summary>
+internal static class HybridPayload
+{
+    private const byte Marker = 0xC7;
+    private const byte Version = 1;
+    private const int FixedBytes = 2 + sizeof(long) + sizeof(ushort);
+
+    /// <summary>Writes the header for <paramref name="tags"/> (with their epochs) into <paramref name="writer"/>.</summary>
+    public static void WriteHeader(IBufferWriter<byte> writer, long allEpoch, IReadOnlyList<(string Tag, long Epoch)> tags)
+    {
+        var span = writer.GetSpan(FixedBytes);
+        span[0] = Marker;
+        span[1] = Version;
+        BinaryPrimitives.WriteInt64LittleEndian(span[2..], allEpoch);
+        BinaryPrimitives.WriteUInt16LittleEndian(span[10..], checked((ushort)tags.Count));
+        writer.Advance(FixedBytes);
+        foreach (var (tag, epoch) in tags)
+        {
+            var length = Encoding.UTF8.GetByteCount(tag);
+            span = writer.GetSpan(sizeof(ushort) + length + sizeof(long));
+            BinaryPrimitives.WriteUInt16LittleEndian(span, checked((ushort)length));
+            Encoding.UTF8.GetBytes(tag, span[sizeof(ushort)..]);
+            BinaryPrimitives.WriteInt64LittleEndian(span[(sizeof(ushort) + length)..], epoch);
+            writer.Advance(sizeof(ushort) + length + sizeof(long));
+        }
+    }
+
+    /// <summary>Reads a stored entry's header; false when the bytes are not an entry this cache wrote.</summary>
+    public static bool TryRead(byte[] payload, out HybridHeader header)
+    {
+        header = default;
+        var span = payload.AsSpan();
+        if (span.Length < FixedBytes || span[0] != Marker || span[1] != Version)
+        {
+            return false;
+        }
+
+        var allEpoch = BinaryPrimitives.ReadInt64LittleEndian(span[2..]);
+        var count = BinaryPrimitives.ReadUInt16LittleEndian(span[10..]);
+        var tags = count == 0 ? [] : new (string, long)[count];
+        var offset = FixedBytes;
+        for (var i = 0; i < count; i++)
+        {
+            if (span.Length - offset < sizeof(ushort))
+            {
+                return false;
+            }
+
+            var length = BinaryPrimitives.ReadUInt16LittleEndian(span[offset..]);
+            offset += sizeof(ushort);
+            if (span.Length - offset < length + sizeof(long))
+            {
+                return false;
+            }
+
+            tags[i] = (Encoding.UTF8.GetString(span.Slice(offset, length)), BinaryPrimitives.ReadInt64LittleEndian(span[(offset + length)..]));
+            offset += length + sizeof(long);
+        }
+
+        header = new HybridHeader(allEpoch, tags, offset);
+        return true;
+    }
+}
+
+/// <summary>A stored entry's header: the epochs it was written under, and where its value starts.</summary>
+internal readonly record struct HybridHeader(long AllEpoch, (string Tag, long Epoch)[] Tags, int ValueOffset);

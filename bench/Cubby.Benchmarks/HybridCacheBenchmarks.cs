@@ -41,11 +41,12 @@ public class HybridCacheBenchmarks : IDisposable
         _defaultApp = standard.BuildServiceProvider();
         _cubby = _cubbyApp.GetRequiredService<HybridCache>();
         _default = _defaultApp.GetRequiredService<HybridCache>();
-        foreach (var cache in new[] { _cubby, _default })
+        // Each cache its own keys: the two store entries in formats of their own.
+        foreach (var (cache, prefix) in new[] { (_cubby, "cubby"), (_default, "default") })
         {
-            await cache.SetAsync("bench:frozen", new FrozenProduct(1, "frozen", 9.5m), Minutes).ConfigureAwait(false);
-            await cache.SetAsync("bench:mutable", new Product(2, "mutable", 9.5m), Minutes).ConfigureAwait(false);
-            await cache.SetAsync("bench:tagged", new FrozenProduct(3, "tagged", 9.5m), Minutes, Tags).ConfigureAwait(false);
+            await cache.SetAsync($"{prefix}:frozen", new FrozenProduct(1, "frozen", 9.5m), Minutes).ConfigureAwait(false);
+            await cache.SetAsync($"{prefix}:mutable", new Product(2, "mutable", 9.5m), Minutes).ConfigureAwait(false);
+            await cache.SetAsync($"{prefix}:tagged", new FrozenProduct(3, "tagged", 9.5m), Minutes, Tags).ConfigureAwait(false);
         }
 
         // Cubby's keeps a copy once a read was tracked; one read through the cluster, then local hits.
@@ -64,32 +65,32 @@ public class HybridCacheBenchmarks : IDisposable
     /// <summary>The default HybridCache's L1 hit of an immutable record.</summary>
     /// <returns>The value.</returns>
     [Benchmark(Baseline = true)]
-    public ValueTask<FrozenProduct> DefaultImmutableHit() => _default.GetOrCreateAsync("bench:frozen", NoFrozen, Minutes);
+    public ValueTask<FrozenProduct> DefaultImmutableHit() => _default.GetOrCreateAsync("default:frozen", NoFrozen, Minutes);
 
     /// <summary>Cubby's local hit of an immutable record.</summary>
     /// <returns>The value.</returns>
     [Benchmark]
-    public ValueTask<FrozenProduct> CubbyImmutableHit() => _cubby.GetOrCreateAsync("bench:frozen", NoFrozen, Minutes);
+    public ValueTask<FrozenProduct> CubbyImmutableHit() => _cubby.GetOrCreateAsync("cubby:frozen", NoFrozen, Minutes);
 
     /// <summary>The default HybridCache's L1 hit of a mutable record (deserialized per hit).</summary>
     /// <returns>The value.</returns>
     [Benchmark]
-    public ValueTask<Product> DefaultMutableHit() => _default.GetOrCreateAsync("bench:mutable", NoProduct, Minutes);
+    public ValueTask<Product> DefaultMutableHit() => _default.GetOrCreateAsync("default:mutable", NoProduct, Minutes);
 
     /// <summary>Cubby's local hit of a mutable record (deserialized per hit).</summary>
     /// <returns>The value.</returns>
     [Benchmark]
-    public ValueTask<Product> CubbyMutableHit() => _cubby.GetOrCreateAsync("bench:mutable", NoProduct, Minutes);
+    public ValueTask<Product> CubbyMutableHit() => _cubby.GetOrCreateAsync("cubby:mutable", NoProduct, Minutes);
 
     /// <summary>The default HybridCache's L1 hit of an immutable record with two tags.</summary>
     /// <returns>The value.</returns>
     [Benchmark]
-    public ValueTask<FrozenProduct> DefaultTaggedHit() => _default.GetOrCreateAsync("bench:tagged", NoFrozen, Minutes, Tags);
+    public ValueTask<FrozenProduct> DefaultTaggedHit() => _default.GetOrCreateAsync("default:tagged", NoFrozen, Minutes, Tags);
 
     /// <summary>Cubby's local hit of an immutable record with two tags.</summary>
     /// <returns>The value.</returns>
     [Benchmark]
-    public ValueTask<FrozenProduct> CubbyTaggedHit() => _cubby.GetOrCreateAsync("bench:tagged", NoFrozen, Minutes, Tags);
+    public ValueTask<FrozenProduct> CubbyTaggedHit() => _cubby.GetOrCreateAsync("cubby:tagged", NoFrozen, Minutes, Tags);
 
     /// <summary>Disconnects the clients and stops the silo.</summary>
     [GlobalCleanup]

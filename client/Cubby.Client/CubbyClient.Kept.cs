@@ -16,6 +16,12 @@ internal sealed partial class CubbyClient
         return _near is { } near && near.TryGet(key, out entry);
     }
 
+    /// <summary>Whether an entry <see cref="TryGetKept"/> gave may still be served, without a lookup.</summary>
+    internal bool IsServable(NearCacheEntry entry) => _near is { } near && near.Cache.IsServable(entry);
+
+    /// <summary>The near cache's clock, or one on <paramref name="fallback"/> when there is no near cache.</summary>
+    internal NearCacheClock ClockOr(TimeProvider fallback) => _near?.Cache.Clock ?? new NearCacheClock(fallback);
+
     /// <summary>Drops what this process keeps of <paramref name="key"/>.</summary>
     internal void DropKept(string key) => _near?.Drop(key);
 

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Collections.Concurrent;
+using Cubby.Client.NearCaching;
 using Cubby.Diagnostics;
 using Microsoft.Extensions.Caching.Hybrid;
 using Microsoft.Extensions.Caching.Memory;
@@ -23,7 +24,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
     private readonly HybridSerializers _serializers;
     private readonly TagEpochs _epochs;
     private readonly IMemoryCache _localOnly;
-    private readonly TimeProvider _time;
+    private readonly NearCacheClock _clock;
     private readonly ILogger _logger;
     private readonly HybridCacheOptions _options;
     private readonly ConcurrentDictionary<string, object> _flights = new();
@@ -37,7 +38,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
         _epochs = new TagEpochs(client);
         _localOnly = localOnly;
         _options = options.Value;
-        _time = time;
+        _clock = client.ClockOr(time);
         _logger = logger;
     }
 
@@ -147,7 +148,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
     /// <summary>Whether a copy is within its <c>LocalCacheExpiration</c>; one past it is dropped, so the next read asks the cluster.</summary>
     private bool Unexpired(string key, LocalCopy copy)
     {
-        if (_time.GetTimestamp() <= copy.LocalDeadline)
+        if (_clock.Before(_clock.Approximately, copy.LocalDeadline))
         {
             return true;
         }
@@ -166,8 +167,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
     private TimeSpan LocalExpirationOf(HybridCacheEntryOptions? options) =>
         options?.LocalCacheExpiration ?? _options.DefaultEntryOptions?.LocalCacheExpiration ?? ExpirationOf(options);
 
-    private long LocalDeadline(HybridCacheEntryOptions? options) =>
-        _time.GetTimestamp() + (long)(LocalExpirationOf(options).TotalSeconds * _time.TimestampFrequency);
+    private long LocalDeadline(HybridCacheEntryOptions? options) => _clock.Now + (long)LocalExpirationOf(options).TotalMilliseconds;
 
     /// <summary>
     /// Whether the cache may hold <paramref name="key"/>: as HybridCache does, a key that is empty or longer than

@@ -1,3 +1,5 @@
+using Cubby.Client.NearCaching;
+
 namespace Cubby.Client.Hybrid;
 
 /// <summary>
@@ -8,6 +10,8 @@ namespace Cubby.Client.Hybrid;
 /// </summary>
 internal sealed class LocalCopy
 {
+    private readonly NearCacheEntry?[] _heldBy;
+
     private LocalCopy(byte[] payload, HybridHeader header, Type type, object? value, long localDeadline)
     {
         Payload = payload;
@@ -17,6 +21,7 @@ internal sealed class LocalCopy
         Type = type;
         Value = value;
         LocalDeadline = localDeadline;
+        _heldBy = new NearCacheEntry?[Tags.Length + 1];
     }
 
     public byte[] Payload { get; }
@@ -34,7 +39,7 @@ internal sealed class LocalCopy
     /// <summary>The deserialized value, for immutable types; null for the others, deserialized on each read.</summary>
     public object? Value { get; }
 
-    /// <summary>The <see cref="TimeProvider"/> timestamp after which this copy is not served (<c>LocalCacheExpiration</c>).</summary>
+    /// <summary>The <see cref="NearCacheClock"/> time after which this copy is not served (<c>LocalCacheExpiration</c>).</summary>
     public long LocalDeadline { get; }
 
     public ReadOnlyMemory<byte> Serialized => Payload.AsMemory(ValueOffset);
@@ -54,22 +59,23 @@ internal sealed class LocalCopy
     /// <summary>The value for a caller: the kept one for immutable types, a new one for the others.</summary>
     public T Read<T>(HybridSerializers serializers) => Value is T value ? value : serializers.Deserialize<T>(Serialized);
 
-    /// <summary>Whether every epoch still holds; null when one of them is not kept here and must be asked for.</summary>
+    /// <summary>
+    /// Whether every epoch still holds; null when one of them is not kept here and must be asked for. The near cache's
+    /// entries that held each epoch at the last check are remembered: while one may still be served, nothing changed
+    /// its tag, and no lookup is needed.
+    /// </summary>
     public bool? IsCurrentKept(TagEpochs epochs)
     {
-        if (!epochs.TryGetKept(TagEpochs.AllKey, out var all))
+        var held = _heldBy;
+        for (var i = 0; i < held.Length; i++)
         {
-            return null;
-        }
+            if (held[i] is { } entry && epochs.StillHolds(entry))
+            {
+                continue;
+            }
 
-        if (all != AllEpoch)
-        {
-            return false;
-        }
-
-        foreach (var (key, epoch) in Tags)
-        {
-            if (!epochs.TryGetKept(key, out var current))
+            var (key, epoch) = i == 0 ? (TagEpochs.AllKey, AllEpoch) : Tags[i - 1];
+            if (!epochs.TryGetKept(key, out var current, out var kept))
             {
                 return null;
             }
@@ -78,6 +84,8 @@ internal sealed class LocalCopy
             {
                 return false;
             }
+
+            held[i] = kept;
         }
 
         return true;

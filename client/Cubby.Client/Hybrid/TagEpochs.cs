@@ -1,6 +1,7 @@
 using System.Buffers.Text;
 using System.Globalization;
 using System.Text;
+using Cubby.Client.NearCaching;
 
 namespace Cubby.Client.Hybrid;
 
@@ -26,17 +27,20 @@ internal sealed class TagEpochs(CubbyClient client)
 
     public static string KeyOf(string tag) => KeyPrefix + tag;
 
-    /// <summary>The epoch of <paramref name="tagKey"/> when this process keeps it, without a call.</summary>
-    public bool TryGetKept(string tagKey, out long epoch)
+    /// <summary>The epoch of <paramref name="tagKey"/> when this process keeps it, without a call, and the entry it is in.</summary>
+    public bool TryGetKept(string tagKey, out long epoch, out NearCacheEntry entry)
     {
         epoch = 0;
-        return client.TryGetKept(tagKey, out var entry) && TryParse(entry.Value, out epoch);
+        return client.TryGetKept(tagKey, out entry) && TryParse(entry.Value, out epoch);
     }
+
+    /// <summary>Whether an epoch's entry that <see cref="TryGetKept"/> gave still holds: nothing changed the tag since.</summary>
+    public bool StillHolds(NearCacheEntry entry) => client.IsServable(entry);
 
     /// <summary>The epoch of <paramref name="tagKey"/>, or 0 when it has none (never written, or evicted).</summary>
     public async ValueTask<long> CurrentAsync(string tagKey, CancellationToken cancellationToken)
     {
-        if (TryGetKept(tagKey, out var kept))
+        if (TryGetKept(tagKey, out var kept, out _))
         {
             return kept;
         }

@@ -89,10 +89,7 @@ internal sealed class NearCache : IDisposable
         if (_entries.TryGetValue(key, out var kept))
         {
             var now = Clock.Approximately;
-            var current = !kept.Dropped
-                && kept.Link.Epoch == kept.LinkEpoch
-                && Volatile.Read(ref _slotEpochs[kept.Slot]) == kept.SlotEpoch
-                && (kept.ExpiresAt == 0 || Clock.Before(now, kept.ExpiresAt));
+            var current = IsCurrent(kept, now);
             if (current && Clock.Before(now, kept.Link.ValidUntil))
             {
                 if (now - kept.TouchedAt >= TouchInterval)
@@ -116,6 +113,16 @@ internal sealed class NearCache : IDisposable
         Metrics.Miss();
         entry = null!;
         return false;
+    }
+
+    /// <summary>
+    /// Whether an entry a caller held on to (found by <see cref="TryGet"/> before) may still be served: what
+    /// <see cref="TryGet"/> decides, without the lookup, and counting nothing.
+    /// </summary>
+    public bool IsServable(NearCacheEntry kept)
+    {
+        var now = Clock.Approximately;
+        return IsCurrent(kept, now) && Clock.Before(now, kept.Link.ValidUntil);
     }
 
     /// <summary>Taken before a tracked read of <paramref name="key"/> is sent through <paramref name="link"/>.</summary>
@@ -217,6 +224,13 @@ internal sealed class NearCache : IDisposable
         _policy.Dispose();
         Metrics.Dispose();
     }
+
+    /// <summary>Whether nothing ended <paramref name="kept"/>: dropped, its link's or shard's epoch over, or expired.</summary>
+    private bool IsCurrent(NearCacheEntry kept, long now) =>
+        !kept.Dropped
+        && kept.Link.Epoch == kept.LinkEpoch
+        && Volatile.Read(ref _slotEpochs[kept.Slot]) == kept.SlotEpoch
+        && (kept.ExpiresAt == 0 || Clock.Before(now, kept.ExpiresAt));
 
     private void Remove(string key, NearCacheEntry entry)
     {

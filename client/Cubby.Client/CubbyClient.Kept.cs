@@ -55,4 +55,44 @@ internal sealed partial class CubbyClient
                 key,
                 cancellationToken));
     }
+
+    /// <summary>Asks the key's shard for its entry, or for the lease to fill it (<see cref="IShardGrain.Fill"/>).</summary>
+    internal async ValueTask<(FillStatus Status, byte[]? Value)> FillAsync(string key, Guid owner, bool ignorePresent, CancellationToken cancellationToken)
+    {
+        var (bytes, slot) = Key(key);
+        var answer = await _shards.CallAsync(
+            slot,
+            (Key: bytes, Owner: owner, Lease: (int)_options.FillLease.TotalMilliseconds, Ignore: ignorePresent),
+            static (grain, s) => grain.Fill(s.Key, s.Owner, s.Lease, s.Ignore),
+            key,
+            cancellationToken).ConfigureAwait(false);
+        return (answer.Status, answer.Entry is { } entry ? ValueOf(key, entry) : null);
+    }
+
+    /// <summary>Waits for another filler's lease on <paramref name="key"/> to end, at most half a try's timeout.</summary>
+    internal ValueTask<bool> AwaitFillAsync(string key, CancellationToken cancellationToken)
+    {
+        var (bytes, slot) = Key(key);
+        return _shards.CallAsync(
+            slot, (Key: bytes, Wait: (int)(_options.AttemptTimeout.TotalMilliseconds / 2)), static (grain, s) => grain.AwaitFill(s.Key, s.Wait), key, cancellationToken);
+    }
+
+    /// <summary>Gives up the lease to fill <paramref name="key"/>, so a waiter fills it instead.</summary>
+    internal async ValueTask GiveUpFillAsync(string key, Guid owner)
+    {
+        var (bytes, slot) = Key(key);
+        await _shards.CallAsync(
+            slot,
+            (Key: bytes, Owner: owner),
+            static async (grain, s) =>
+            {
+                await grain.GiveUpFill(s.Key, s.Owner).ConfigureAwait(false);
+                return true;
+            },
+            key,
+            CancellationToken.None).ConfigureAwait(false);
+    }
+
+    /// <summary>How long a fill lease lasts unless renewed (<see cref="CubbyClientOptions.FillLease"/>).</summary>
+    internal TimeSpan FillLease => _options.FillLease;
 }

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Collections.Concurrent;
+using Cubby.Client.Filling;
 
 namespace Cubby.Client;
 
@@ -23,13 +24,21 @@ internal sealed partial class CubbyClient
     public async ValueTask<T> GetOrCreateAsync<T>(string key, Func<CancellationToken, ValueTask<T>> factory, CacheEntryOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(factory);
+        ArgumentNullException.ThrowIfNull(key);
+        if (_near is { } near && near.TryGet(key, out var kept))
+        {
+            Fills.LocalHit();
+            return _serializer.Deserialize<T>(kept.Value)!;
+        }
+
         var cached = await GetAsync(key, cancellationToken).ConfigureAwait(false);
         if (cached is not null)
         {
+            Fills.RemoteHit();
             return _serializer.Deserialize<T>(cached)!;
         }
 
-        // One factory run per missing key in this process; late callers await the run already under way.
+        // One wait per missing key in this process; late callers await the run already under way.
         var run = _creating.GetOrAdd(key, static (k, state) => new Lazy<Task>(() => state.Client.CreateAsync(k, state.Factory, state.Options)), (Client: this, Factory: factory, Options: options));
         if (run.Value is not Task<T> created)
         {
@@ -39,20 +48,20 @@ internal sealed partial class CubbyClient
         return await created.WaitAsync(cancellationToken).ConfigureAwait(false);
     }
 
+    // One factory run per missing key across the cluster: whoever the key's shard grants the lease runs it, and the
+    // others read what it wrote (docs/hybrid-cache.md).
     private async Task<T> CreateAsync<T>(string key, Func<CancellationToken, ValueTask<T>> factory, CacheEntryOptions? options)
     {
         try
         {
-            // Another process may have created it since this one missed.
-            var cached = await GetAsync(key, _disposed.Token).ConfigureAwait(false);
-            if (cached is not null)
-            {
-                return _serializer.Deserialize<T>(cached)!;
-            }
-
-            var value = await factory(_disposed.Token).ConfigureAwait(false);
-            await PutObjectAsync(key, value, options, _disposed.Token).ConfigureAwait(false);
-            return value;
+            return await ClusterFill.RunAsync(
+                this,
+                key,
+                (found, _) => ValueTask.FromResult((true, _serializer.Deserialize<T>(found)!)),
+                factory,
+                async (value, token) => await PutObjectAsync(key, value, options, token).ConfigureAwait(false),
+                present: false,
+                _disposed.Token).ConfigureAwait(false);
         }
         finally
         {

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
+using Cubby.Client.Filling;
 using Cubby.Client.Gateways;
 using Cubby.Client.NearCaching;
 using Cubby.Client.Serialization;
@@ -37,8 +38,10 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         ICubbySerializer? serializer = null,
         TimeProvider? time = null,
         SiloBatches? batches = null,
-        (NearCache Cache, LeaseRenewals Renewals)? nearCache = null)
+        (NearCache Cache, LeaseRenewals Renewals)? nearCache = null,
+        GetOrCreateMetrics? fills = null)
     {
+        Fills = fills ?? new GetOrCreateMetrics(null);
         _options = options.Value;
         _serializer = serializer ?? new SystemTextJsonCubbySerializer(_options.JsonSerializerOptions);
         _time = time ?? TimeProvider.System;
@@ -53,6 +56,9 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
             gateway?.BeforeStop(near.ReleaseAsync);
         }
     }
+
+    /// <summary>What get-or-create calls through this client did.</summary>
+    internal GetOrCreateMetrics Fills { get; }
 
     /// <summary>The batches per silo, when calls through the gateway are coalesced.</summary>
     internal SiloBatches? Batches => _shards.Batches;
@@ -137,6 +143,7 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         }
 
         _disposed.Cancel();
+        Fills.Dispose();
         if (_near is { } near)
         {
             foreach (var link in near.Cache.Links)

@@ -96,6 +96,15 @@ public sealed class CubbyClientOptions
     /// </summary>
     public NearCacheOptions NearCache { get; set; } = new();
 
+    /// <summary>
+    /// How long the caller granted the right to fill a missing key (one factory run per key across the cluster, in
+    /// <see cref="ICubbyClient.GetOrCreateAsync"/> and Cubby's HybridCache) holds it unless it renews it; it renews it
+    /// every third of this while its factory runs. A filler that stops or loses its gateway without giving the right
+    /// up holds the others' waits for at most this (plus up to a quarter of <see cref="OperationTimeout"/>). 5 s by
+    /// default; from 100 ms to 30 s.
+    /// </summary>
+    public TimeSpan FillLease { get; set; } = TimeSpan.FromSeconds(5);
+
     /// <summary>The cluster's slot count: the silos' <c>Cubby:SlotCount</c>. Silos refuse keys sent to the wrong shard.</summary>
     public int SlotCount { get; set; } = Sharding.ShardMap.DefaultSlotCount;
 

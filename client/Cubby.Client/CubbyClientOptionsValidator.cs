@@ -19,6 +19,11 @@ internal sealed class CubbyClientOptionsValidator(ClientRuntime runtime) : IVali
             failures.Add($"Cubby:Client:OperationTimeout must be positive (was {options.OperationTimeout}).");
         }
 
+        if (options.FillLease < TimeSpan.FromMilliseconds(100) || options.FillLease > TimeSpan.FromSeconds(30))
+        {
+            failures.Add($"Cubby:Client:FillLease must be from 100 ms to 30 s (was {options.FillLease}).");
+        }
+
         if (options.SlotCount is < 1 or > Sharding.ShardMap.MaxSlotCount)
         {
             failures.Add($"Cubby:Client:SlotCount must be between 1 and {Sharding.ShardMap.MaxSlotCount} (was {options.SlotCount}).");

@@ -89,8 +89,11 @@ public interface ICubbyClient
     ValueTask<T?> GetObjectAsync<T>(string key, CancellationToken cancellationToken = default);
 
     /// <summary>
-    /// Returns the cached object, or runs <paramref name="factory"/>, stores its result and returns it. Concurrent
-    /// callers in this process asking for the same missing key share one factory run.
+    /// Returns the cached object, or runs <paramref name="factory"/>, stores its result and returns it. One factory run
+    /// per missing key across the cluster: the key's shard lets one caller, in any process, run it, and every other
+    /// caller waits for its write (callers in one process share one wait). If that factory throws, its callers get the
+    /// exception and a waiter runs its own; if its process stops, a waiter runs its own once the filler's lease runs
+    /// out (<see cref="CubbyClientOptions.FillLease"/>).
     /// </summary>
     /// <typeparam name="T">The object's type.</typeparam>
     /// <param name="key">The key.</param>

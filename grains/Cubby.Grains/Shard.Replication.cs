@@ -105,10 +105,11 @@ internal sealed partial class Shard
         }
     }
 
-    /// <summary>Records that <paramref name="key"/> changed in this turn: for watchers, tracking readers, and the replicas.</summary>
+    /// <summary>Records that <paramref name="key"/> changed in this turn: for watchers, fillers' waiters, tracking readers, and the replicas.</summary>
     private void Changed(ReadOnlySpan<byte> key)
     {
         _watches?.Changed(key);
+        _fills?.Changed(key);
         ReadersChanged(key);
         Record(key);
     }
@@ -139,6 +140,7 @@ internal sealed partial class Shard
     private void ChangedAll()
     {
         _watches?.ChangedAll();
+        WakeFillers();
         ForgetReaders();
         if (_changed is { } changed && _replicator!.Recording)
         {

@@ -174,6 +174,7 @@ internal sealed partial class Shard : IDisposable
         lock (_turn)
         {
             Volatile.Write(ref _closed, true);
+            WakeFillers();
         }
     }
 

@@ -2,6 +2,7 @@ using System.Diagnostics.Metrics;
 using Cubby.Client;
 using Cubby.Client.Caching;
 using Cubby.Client.DependencyInjection;
+using Cubby.Client.Filling;
 using Cubby.Client.Gateways;
 using Cubby.Client.NearCaching;
 using Cubby.Client.Serialization;
@@ -104,7 +105,8 @@ public static class CubbyServiceCollectionExtensions
                     traceCalls: provider.GetService<CubbyClientBuilderExtensions.DistributedTracingMarker>() is not null,
                     readers: near is var (cache, _) ? gateway => cache.LinkTo(gateway).Reference : null)
                 : null;
-            return new CubbyClient(options, grains, gateway, provider.GetRequiredService<ICubbySerializer>(), time, batches, near);
+            return new CubbyClient(
+                options, grains, gateway, provider.GetRequiredService<ICubbySerializer>(), time, batches, near, new GetOrCreateMetrics(provider.GetService<IMeterFactory>()));
         });
         services.TryAddSingleton<ICubbyClient>(provider => provider.GetRequiredService<CubbyClient>());
         return new CubbyClientBuilder(services);

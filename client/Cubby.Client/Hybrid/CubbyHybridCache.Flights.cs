@@ -1,8 +1,12 @@
+using Cubby.Client.Filling;
 using Microsoft.Extensions.Caching.Hybrid;
 
 namespace Cubby.Client.Hybrid;
 
-/// <summary>One run per missing key in this instance: the cluster read, then the factory and the write, shared by every caller.</summary>
+/// <summary>
+/// One run per missing key in this instance, shared by its callers: the local-only store, the cluster read, then one
+/// factory run per key across the cluster (<see cref="ClusterFill"/>) and the write.
+/// </summary>
 internal sealed partial class CubbyHybridCache
 {
     private async ValueTask<T> JoinAsync<TState, T>(
@@ -28,6 +32,10 @@ internal sealed partial class CubbyHybridCache
             {
                 typed.Run(RunAsync(typed, key, state, factory, options, flags, tagList));
             }
+            else
+            {
+                _client.Fills.JoinedWait();
+            }
 
             var (value, copy) = await typed.WaitAsync(cancellationToken).ConfigureAwait(false);
             return copy is null || ImmutableTypes.Of<T>() ? value : copy.Read<T>(_serializers);
@@ -42,37 +50,65 @@ internal sealed partial class CubbyHybridCache
             var token = flight.Token;
             if ((flags & HybridCacheEntryFlags.DisableLocalCacheRead) == 0 && await LocalOnlyAsync<T>(key, token).ConfigureAwait(false) is { } local)
             {
+                _client.Fills.LocalHit();
                 return (local.Read<T>(_serializers), local);
             }
 
             var keep = (flags & HybridCacheEntryFlags.DisableLocalCacheWrite) == 0;
-            if ((flags & HybridCacheEntryFlags.DisableDistributedCacheRead) == 0
-                && await _client.ReadAsync(key, keep, token).ConfigureAwait(false) is { } stored
-                && LocalCopy.Of<T>(stored, _serializers, LocalDeadline(options)) is { } copy
-                && await copy.IsCurrentAsync(_epochs, token).ConfigureAwait(false))
+            var readsCluster = (flags & HybridCacheEntryFlags.DisableDistributedCacheRead) == 0;
+            byte[]? stored = null;
+            if (readsCluster && (stored = await _client.ReadAsync(key, keep, token).ConfigureAwait(false)) is not null
+                && await CurrentCopyAsync<T>(stored, options, token).ConfigureAwait(false) is { } copy)
             {
                 if (keep && _client.TryGetKept(key, out var entry) && ReferenceEquals(entry.Value, stored))
                 {
                     entry.Decoded = copy;
                 }
 
-                return (copy.Value is T value ? value : copy.Read<T>(_serializers), copy);
+                _client.Fills.RemoteHit();
+                return (copy.Read<T>(_serializers), copy);
             }
 
             if ((flags & HybridCacheEntryFlags.DisableUnderlyingData) != 0)
             {
+                _client.Fills.Miss();
                 return (default!, null);
             }
 
-            var created = await factory(state, token).ConfigureAwait(false);
-            var payload = await StoreAsync(key, created, options, flags, tags, token).ConfigureAwait(false);
-            return (created, payload is null ? null : LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options)));
+            LocalCopy? created = null;
+            async ValueTask<T> CreateAsync(CancellationToken token) => await factory(state, token).ConfigureAwait(false);
+            async ValueTask StoreCreatedAsync(T value, CancellationToken token) =>
+                created = await StoreAsync(key, value, options, flags, tags, token).ConfigureAwait(false) is { } payload ? LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options)) : null;
+
+            // Read the cluster and write it: one run across the cluster; otherwise one in this instance.
+            if (!readsCluster || (flags & HybridCacheEntryFlags.DisableDistributedCacheWrite) != 0)
+            {
+                _client.Fills.Miss();
+                _client.Fills.FactoryRan();
+                var value = await CreateAsync(token).ConfigureAwait(false);
+                await StoreCreatedAsync(value, token).ConfigureAwait(false);
+                return (value, created);
+            }
+
+            var filled = await ClusterFill.RunAsync(
+                _client,
+                key,
+                async (found, token) => await CurrentCopyAsync<T>(found, options, token).ConfigureAwait(false) is { } copy ? (true, copy.Read<T>(_serializers)) : (false, default!),
+                CreateAsync,
+                StoreCreatedAsync,
+                present: stored is not null,
+                token).ConfigureAwait(false);
+            return (filled, created);
         }
         finally
         {
             _flights.TryRemove(KeyValuePair.Create(key, (object)flight));
         }
     }
+
+    /// <summary>The copy of a stored entry when it is one this cache wrote and its tags' epochs still hold.</summary>
+    private async ValueTask<LocalCopy?> CurrentCopyAsync<T>(byte[] stored, HybridCacheEntryOptions? options, CancellationToken cancellationToken) =>
+        LocalCopy.Of<T>(stored, _serializers, LocalDeadline(options)) is { } copy && await copy.IsCurrentAsync(_epochs, cancellationToken).ConfigureAwait(false) ? copy : null;
 
     /// <summary>
     /// A run shared by this instance's callers of one key. Its token is cancelled once every caller stopped waiting, as

@@ -107,6 +107,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
         if (distinct.Count > 0)
         {
             await _epochs.MoveOnAsync(distinct, cancellationToken).ConfigureAwait(false);
+            _client.Fills.TagsRemoved(distinct.Count);
         }
     }
 
@@ -135,6 +136,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
         }
 
         value = copy.Read<T>(_serializers);
+        _client.Fills.LocalHit();
         return true;
     }
 

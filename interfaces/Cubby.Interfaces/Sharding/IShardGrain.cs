@@ -134,4 +134,35 @@ public interface IShardGrain : IGrainWithIntegerKey
     /// <summary>Stops watching <paramref name="keys"/> for a connection (UNWATCH, EXEC, DISCARD, or it closed).</summary>
     [OneWay]
     Task Unwatch([Immutable] byte[][] keys);
+
+    /// <summary>
+    /// One factory run per missing key across the cluster. Reads <paramref name="key"/>; when it is absent (or
+    /// <paramref name="ignorePresent"/>: its entry is stale to the caller), grants <paramref name="owner"/> the lease to
+    /// fill it for <paramref name="leaseMilliseconds"/>, unless another owner holds an unexpired one: then answers
+    /// <see cref="FillStatus.Busy"/>, and the caller waits with <see cref="AwaitFill"/> and asks again. The owner
+    /// asking again renews its lease.
+    /// </summary>
+    /// <param name="key">The key.</param>
+    /// <param name="owner">Who would fill it: one id per run of a factory.</param>
+    /// <param name="leaseMilliseconds">How long the lease lasts unless renewed or given up.</param>
+    /// <param name="ignorePresent">Whether an entry present now counts as missing (the caller found it stale).</param>
+    /// <returns>The entry, the lease, or busy.</returns>
+    ValueTask<FillAnswer> Fill([Immutable] byte[] key, Guid owner, int leaseMilliseconds, bool ignorePresent);
+
+    /// <summary>
+    /// Waits, at most <paramref name="waitMilliseconds"/>, for the lease on <paramref name="key"/> to end: the key
+    /// changed (the filler's write), the filler gave up, or the shard is leaving. It reads nothing and does not hold the
+    /// shard: other calls run meanwhile. A lease that runs out ends no wait; the caller asks <see cref="Fill"/> again.
+    /// </summary>
+    /// <param name="key">The key.</param>
+    /// <param name="waitMilliseconds">The longest wait (keep it under the caller's timeout).</param>
+    /// <returns>True when the lease ended (or there was none), false when the wait ran out.</returns>
+    [AlwaysInterleave]
+    ValueTask<bool> AwaitFill([Immutable] byte[] key, int waitMilliseconds);
+
+    /// <summary>Gives up the lease <see cref="Fill"/> granted <paramref name="owner"/>: its waiters wake, and one of them fills.</summary>
+    /// <param name="key">The key.</param>
+    /// <param name="owner">The lease's owner.</param>
+    /// <returns>When the lease is given up.</returns>
+    ValueTask GiveUpFill([Immutable] byte[] key, Guid owner);
 }

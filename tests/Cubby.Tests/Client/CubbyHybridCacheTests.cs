@@ -39,6 +39,9 @@ public sealed class CubbyHybridCacheTests(CubbyHybridCacheTests.TwoSilos silos) 
             Assert.Equal($"v{round}", (await Read(firstCache, "product:1")).Name);
             Assert.Equal($"v{round}", (await Read(secondCache, "product:1")).Name);
         }
+
+        Assert.InRange(((CubbyClient)Client(first)).Fills.LocalHits, 20, long.MaxValue);
+        Assert.InRange(((CubbyClient)Client(second)).Fills.RemoteHits, 20, long.MaxValue);
     }
 
     [Fact]
@@ -64,6 +67,105 @@ public sealed class CubbyHybridCacheTests(CubbyHybridCacheTests.TwoSilos silos) 
         // Stored before the callers were answered: the other instance reads it, its factory never runs.
         Assert.Equal("made", (await Hybrid(second).GetOrCreateAsync<Product>("product:7", _ => throw new InvalidOperationException("ran"), Minutes)).Name);
         Assert.InRange((await Client(second).GetTimeToLiveAsync("product:7"))!.Value, TimeSpan.FromMinutes(4), TimeSpan.FromMinutes(5));
+    }
+
+    [Fact]
+    public async Task Three_instances_missing_twenty_keys_at_once_run_each_factory_once_in_the_whole_cluster()
+    {
+        await using var first = App(Cluster.Silos[0]);
+        await using var second = App(Cluster.Silos[1]);
+        await using var third = App(Cluster.Silos[0]);
+        var caches = new[] { Hybrid(first), Hybrid(second), Hybrid(third) };
+        var runs = new int[20];
+        var release = new TaskCompletionSource();
+        async ValueTask<Product> Load(int id, CancellationToken token)
+        {
+            Interlocked.Increment(ref runs[id]);
+            await release.Task.WaitAsync(token);
+            return new Product(id, $"product {id}");
+        }
+
+        // Every instance, five callers each, every key: 300 callers, none of whom may start a second run of a key.
+        var callers = (from cache in caches
+                       from id in Enumerable.Range(0, 20)
+                       from caller in Enumerable.Range(0, 5)
+                       select cache.GetOrCreateAsync($"flight:{id}", id, Load, Minutes).AsTask()).ToArray();
+        await Poll.UntilAsync(() => runs.All(static count => Volatile.Read(ref count) >= 1), TestDeadlines.Phase, "a run of every key to start");
+        release.SetResult();
+        var products = await Task.WhenAll(callers);
+        Assert.All(products, product => Assert.Equal($"product {product.Id}", product.Name));
+        Assert.All(runs, count => Assert.Equal(1, count));
+
+        // The metrics say the same: 20 runs in all, and callers that waited for another's run, here or elsewhere.
+        var metrics = new[] { first, second, third }.Select(static app => ((CubbyClient)Client(app)).Fills).ToArray();
+        Assert.Equal(20, metrics.Sum(static m => m.FactoryRuns));
+        Assert.Equal(20, metrics.Sum(static m => m.Misses));
+        Assert.InRange(metrics.Sum(static m => m.JoinedWaits), 20 * 4 * 3, long.MaxValue);
+    }
+
+    [Fact]
+    public async Task When_the_filler_fails_or_is_cancelled_a_waiter_in_another_instance_fills_at_once()
+    {
+        // A lease far longer than the test's deadline: the waiter must not have waited for it to run out.
+        await using var filler = App(Cluster.Silos[0], lease: TimeSpan.FromSeconds(30));
+        await using var waiter = App(Cluster.Silos[1], lease: TimeSpan.FromSeconds(30));
+        foreach (var cancel in new[] { false, true })
+        {
+            var key = cancel ? "handover:cancelled" : "handover:failed";
+            var started = new TaskCompletionSource();
+            var fail = new TaskCompletionSource();
+            using var stop = new CancellationTokenSource();
+            async ValueTask<Product> Failing(CancellationToken token)
+            {
+                started.TrySetResult();
+                await fail.Task.WaitAsync(token);
+                throw new InvalidOperationException("database down");
+            }
+
+            var filling = Hybrid(filler).GetOrCreateAsync(key, Failing, Minutes, cancellationToken: stop.Token).AsTask();
+            await started.Task.WaitAsync(TestDeadlines.Call);
+            var waiterRuns = 0;
+            var awaited = AwaitFillCalls();
+            var waiting = Hybrid(waiter).GetOrCreateAsync(key, _ => { Interlocked.Increment(ref waiterRuns); return ValueTask.FromResult(new Product(1, "from the waiter")); }, Minutes).AsTask();
+            await Poll.UntilAsync(() => AwaitFillCalls() > awaited, TestDeadlines.Call, "the waiter to wait for the filler");
+            Assert.False(waiting.IsCompleted);
+
+            // The filler's own caller sees its failure (or its cancellation); the waiter fills, well before the lease's end.
+            if (cancel)
+            {
+                await stop.CancelAsync();
+                await Assert.ThrowsAnyAsync<OperationCanceledException>(() => filling);
+            }
+            else
+            {
+                fail.SetResult();
+                Assert.Equal("database down", (await Assert.ThrowsAsync<InvalidOperationException>(() => filling)).Message);
+            }
+
+            Assert.Equal("from the waiter", (await waiting.WaitAsync(TestDeadlines.Call)).Name);
+            Assert.Equal(1, waiterRuns);
+        }
+    }
+
+    [Fact]
+    public async Task When_the_filler_stops_without_a_word_a_waiter_fills_once_its_lease_runs_out()
+    {
+        var filler = App(Cluster.Silos[0], lease: TimeSpan.FromSeconds(1));
+        await using var waiter = App(Cluster.Silos[1], lease: TimeSpan.FromSeconds(1));
+        var started = new TaskCompletionSource();
+        var hung = Hybrid(filler).GetOrCreateAsync<Product>("handover:stopped", async _ =>
+        {
+            started.TrySetResult();
+            await Task.Delay(Timeout.Infinite, CancellationToken.None);
+            return new Product(0, "never");
+        }, Minutes).AsTask();
+        await started.Task.WaitAsync(TestDeadlines.Call);
+        var waiting = Hybrid(waiter).GetOrCreateAsync("handover:stopped", _ => ValueTask.FromResult(new Product(2, "from the waiter")), Minutes).AsTask();
+
+        // The filler's app stops while its factory hangs: no give-up reaches the shard, and no renewal either.
+        await filler.DisposeAsync();
+        Assert.Equal("from the waiter", (await waiting.WaitAsync(TestDeadlines.Phase)).Name);
+        Assert.False(hung.IsCompletedSuccessfully);
     }
 
     [Fact]
@@ -130,6 +232,7 @@ public sealed class CubbyHybridCacheTests(CubbyHybridCacheTests.TwoSilos silos) 
         }
 
         await firstCache.RemoveByTagAsync("catalog");
+        Assert.Equal(1, ((CubbyClient)Client(first)).Fills.TagRemovals);
 
         // Every tagged entry is a miss on both instances at once, local copies included.
         foreach (var key in keys)
@@ -317,10 +420,17 @@ public sealed class CubbyHybridCacheTests(CubbyHybridCacheTests.TwoSilos silos) 
         await Poll.UntilAsync(ReadSends, TestDeadlines.Call, "the local copy to expire and be read again");
     }
 
-    private static ServiceProvider App(TestSilo silo, Action<IHybridCacheBuilder>? hybrid = null, Action<HybridCacheOptions>? configure = null)
+    /// <summary>The waits for another filler the silos have received.</summary>
+    private long AwaitFillCalls() => Cluster.Silos.Sum(static silo => silo.ShardCalls.CallsOf(nameof(Cubby.Sharding.IShardGrain.AwaitFill)));
+
+    private static ServiceProvider App(TestSilo silo, Action<IHybridCacheBuilder>? hybrid = null, Action<HybridCacheOptions>? configure = null, TimeSpan? lease = null)
     {
         var services = new ServiceCollection();
-        var builder = services.AddCubbyClient(o => o.Endpoints.Add($"127.0.0.1:{silo.GatewayEndPoint.Port}")).AddCubbyHybridCache(configure);
+        var builder = services.AddCubbyClient(o =>
+        {
+            o.Endpoints.Add($"127.0.0.1:{silo.GatewayEndPoint.Port}");
+            o.FillLease = lease ?? o.FillLease;
+        }).AddCubbyHybridCache(configure);
         hybrid?.Invoke(builder);
         return services.BuildServiceProvider();
     }
@@ -341,12 +451,12 @@ public sealed class CubbyHybridCacheTests(CubbyHybridCacheTests.TwoSilos silos) 
     /// <summary>Reads until the value is served from this instance's near cache.</summary>
     private static async Task KeptAsync(IServiceProvider app, HybridCache cache, string key, string expected)
     {
-        var near = ((CubbyClient)Client(app)).NearCache!;
+        var fills = ((CubbyClient)Client(app)).Fills;
         await Poll.UntilAsync(
             async () =>
             {
-                var hits = near.Metrics.Hits;
-                return (await Read(cache, key)).Name == expected && near.Metrics.Hits > hits;
+                var hits = fills.LocalHits;
+                return (await Read(cache, key)).Name == expected && fills.LocalHits > hits;
             },
             TestDeadlines.Call,
             $"'{key}' to be a local hit of '{expected}'");

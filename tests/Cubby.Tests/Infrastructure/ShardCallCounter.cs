@@ -12,15 +12,20 @@ namespace Cubby.Tests.Infrastructure;
 public sealed class ShardCallCounter : IIncomingGrainCallFilter
 {
     private readonly ConcurrentDictionary<string, HeldKey> _held = new();
+    private readonly ConcurrentDictionary<string, long> _byMethod = new();
     private long _calls;
 
     public long Calls => Interlocked.Read(ref _calls);
+
+    /// <summary>The <see cref="IShardGrain"/> calls of the method named <paramref name="method"/> received.</summary>
+    public long CallsOf(string method) => _byMethod.GetValueOrDefault(method);
 
     public async Task Invoke(IIncomingGrainCallContext context)
     {
         if (context.InterfaceMethod?.DeclaringType == typeof(IShardGrain))
         {
             Interlocked.Increment(ref _calls);
+            _byMethod.AddOrUpdate(context.InterfaceMethod.Name, 1, static (_, count) => count + 1);
             if (context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is byte[] key && HeldFor(key) is { } held)
             {
                 await held.ArriveAsync();

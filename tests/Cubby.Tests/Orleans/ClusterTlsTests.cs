@@ -69,7 +69,8 @@ public sealed class ClusterTlsTests : IDisposable
         using var siloLink = await Capture.StartAsync($"tcp port {primary.SiloPort} or tcp port {joiner.SiloPort}");
         using var gatewayLink = await Capture.StartAsync($"tcp port {primary.GatewayPort}");
 
-        // Only the primary's gateway is listed, so keys whose shards live on the joiner cross the silo link too.
+        // Only the primary's gateway is used (not learning the joiner's), so keys whose shards live on the joiner cross
+        // the silo link too.
         await using (var app = App(cluster, tls ? options => options.AuthorityPath = shared.CertificatePath : null, gateways: 1))
         {
             var cubby = app.GetRequiredService<ICubbyClient>();
@@ -120,6 +121,9 @@ public sealed class ClusterTlsTests : IDisposable
             {
                 options.Endpoints.Add(silo.Gateway);
             }
+
+            // Given fewer gateways, the client keeps to them instead of learning the others.
+            options.LearnGateways = gateways is null;
 
             options.SlotCount = 256;
             options.ConnectTimeout = TimeSpan.FromSeconds(5);

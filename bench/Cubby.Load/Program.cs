@@ -12,7 +12,8 @@ namespace Cubby.Load;
 /// runs one silo under mixed load for minutes instead (<see cref="SoakOptions"/>); <c>-- alloc</c> measures what a client
 /// Get allocates on each side (<see cref="AllocationCommand"/>); <c>-- cluster</c> a gateway client's Gets against one silo
 /// process and against several (<see cref="ClusterCommand"/>); <c>-- nearcache</c> near caches side by side
-/// (<see cref="NearCache.NearCacheCommand"/>).
+/// (<see cref="NearCache.NearCacheCommand"/>); <c>-- hybrid-tags</c> Cubby's HybridCache removing a tag over several silos
+/// (<see cref="Hybrid.TagRemovalCommand"/>).
 /// </summary>
 internal static class Program
 {
@@ -56,6 +57,11 @@ internal static class Program
         if (args is ["nearcache-worker", .. var workerArguments])
         {
             return await RunCommandAsync(() => NearCache.NearCacheWorker.RunAsync(workerArguments)).ConfigureAwait(false);
+        }
+
+        if (args is ["hybrid-tags", .. var tagArguments])
+        {
+            return await RunCommandAsync(() => Hybrid.TagRemovalCommand.RunAsync(tagArguments, Console.Out)).ConfigureAwait(false);
         }
 
         if (args is ["replicas", .. var replicasArguments])

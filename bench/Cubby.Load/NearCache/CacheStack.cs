@@ -20,15 +20,16 @@ internal static class CacheStacks
 {
     public const string Cubby = "cubby-near";
     public const string CubbyPushed = "cubby-near-pushed";
+    public const string CubbyHybrid = "cubby-hybrid";
     public const string Hybrid = "hybrid-redis";
     public const string Fusion = "fusion-redis";
 
-    public static IReadOnlyList<string> All { get; } = [Cubby, CubbyPushed, Hybrid, Fusion];
+    public static IReadOnlyList<string> All { get; } = [Cubby, CubbyPushed, CubbyHybrid, Hybrid, Fusion];
 
     /// <summary>The near cache's coherence of a Cubby stack; null for the others.</summary>
     public static NearCacheCoherence? CoherenceOf(string stack) => stack switch
     {
-        Cubby => NearCacheCoherence.Strict,
+        Cubby or CubbyHybrid => NearCacheCoherence.Strict,
         CubbyPushed => NearCacheCoherence.Pushed,
         _ => null,
     };
@@ -37,6 +38,7 @@ internal static class CacheStacks
     {
         Cubby => "Cubby client with its near cache (strict: writes wait for it), on a Cubby silo",
         CubbyPushed => "Cubby client with its near cache (pushed: writes do not wait), on a Cubby silo",
+        CubbyHybrid => "Cubby's HybridCache (its local tier the near cache, strict), on a Cubby silo",
         Hybrid => "HybridCache (L1) over RedisCache on Redis",
         Fusion => "FusionCache (L1) with RedisCache and its Redis backplane on Redis",
         _ => stack,
@@ -48,6 +50,7 @@ internal static class CacheStacks
         ICacheStack stack = name switch
         {
             Cubby or CubbyPushed => new CubbyNearStack(port, CoherenceOf(name)!.Value),
+            CubbyHybrid => new CubbyHybridStack(port),
             Hybrid => new HybridStack(port),
             Fusion => new FusionStack(port),
             _ => throw new HarnessException($"unknown stack {name}"),

@@ -7,8 +7,8 @@ namespace Cubby.Load.NearCache;
 /// <summary>
 /// <c>nearcache [--seconds S] [--keys N] [--callers C] [--rounds R] [--out DIR] [--silo PATH]</c>: apps with an
 /// in-process copy of the cache, side by side in one run: Cubby's client with its near cache on a Cubby silo, strict and
-/// pushed (<see cref="NearCacheCoherence"/>), HybridCache over RedisCache on Redis, and FusionCache with its Redis
-/// backplane on Redis.
+/// pushed (<see cref="NearCacheCoherence"/>), Cubby's own HybridCache on it, HybridCache over RedisCache on Redis, and
+/// FusionCache with its Redis backplane on Redis.
 /// <list type="bullet">
 /// <item>Push delay: from a write's acknowledgment to another Cubby client's near cache dropping its copy.</item>
 /// <item>Zipf load from two client processes (<see cref="NearCacheWorker"/>): 95 % reads, 5 % writes, keys drawn by
@@ -68,7 +68,7 @@ internal static class NearCacheCommand
             var port = coherence is null ? redis.Port : silo.GatewayPort;
             var cpuBefore = server.CpuSeconds;
             using var stopProbe = new CancellationTokenSource();
-            var probe = coherence is { } mode
+            var probe = coherence is { } mode && !loaded.ContainsKey(mode)
                 ? Task.Run(async () =>
                 {
                     await Task.Delay(TimeSpan.FromSeconds(11)).ConfigureAwait(false);

@@ -22,6 +22,15 @@ internal sealed partial class CubbyClient
     /// <summary>The near cache's clock, or one on <paramref name="fallback"/> when there is no near cache.</summary>
     internal NearCacheClock ClockOr(TimeProvider fallback) => _near?.Cache.Clock ?? new NearCacheClock(fallback);
 
+    /// <summary>
+    /// Where <paramref name="key"/>'s invalidations stand now, with a near cache; null without one (nothing here could
+    /// be stale then).
+    /// </summary>
+    internal KeyMark? Mark(string key) => _near is { } near ? near.Cache.Mark(key, Key(key).Slot) : null;
+
+    /// <summary>Whether nothing may have changed the key of <paramref name="mark"/> since it was taken.</summary>
+    internal bool Unchanged(KeyMark? mark) => mark is not { } taken || _near!.Cache.Unchanged(taken);
+
     /// <summary>Drops what this process keeps of <paramref name="key"/>.</summary>
     internal void DropKept(string key) => _near?.Drop(key);
 

@@ -1,4 +1,5 @@
 using Cubby.Client.Filling;
+using Cubby.Client.NearCaching;
 using Microsoft.Extensions.Caching.Hybrid;
 
 namespace Cubby.Client.Hybrid;
@@ -15,10 +16,18 @@ internal sealed partial class CubbyHybridCache
         var tagList = TagsOf(tags);
         while (true)
         {
-            var flight = _flights.GetOrAdd(key, static (_, s) => new Flight<T>(), (object?)null);
+            var flight = _flights.GetOrAdd(key, static (k, client) => new Flight<T>(client.Mark(k)), _client);
             if (flight is not Flight<T> typed)
             {
                 throw new InvalidOperationException($"HybridCache is already reading or creating '{key}' as another type than {typeof(T).Name}.");
+            }
+
+            // A run that began before the key changed may return what the change replaced: a caller who came after the
+            // change starts its own (the change's write was answered only once this process heard of it).
+            if (!_client.Unchanged(typed.Mark))
+            {
+                _flights.TryUpdate(key, new Flight<T>(_client.Mark(key)), flight);
+                continue;
             }
 
             if (!typed.TryJoin())
@@ -114,7 +123,7 @@ internal sealed partial class CubbyHybridCache
     /// A run shared by this instance's callers of one key. Its token is cancelled once every caller stopped waiting, as
     /// HybridCache's is; a caller's own token stops only its wait. What the run ends with reaches each of its callers.
     /// </summary>
-    private sealed class Flight<T> : IDisposable
+    private sealed class Flight<T>(KeyMark? mark) : IDisposable
     {
         private readonly CancellationTokenSource _cancel = new();
         private readonly TaskCompletionSource<(T, LocalCopy?)> _result = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -122,6 +131,9 @@ internal sealed partial class CubbyHybridCache
         private int _started;
 
         public CancellationToken Token => _cancel.Token;
+
+        /// <summary>Where the key's invalidations stood when the run began.</summary>
+        public KeyMark? Mark => mark;
 
         /// <summary>Counts one more caller; false when every caller before had stopped waiting and the run was cancelled.</summary>
         public bool TryJoin()

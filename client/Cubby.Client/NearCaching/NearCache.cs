@@ -125,6 +125,20 @@ internal sealed class NearCache : IDisposable
         return IsCurrent(kept, now) && Clock.Before(now, kept.Link.ValidUntil);
     }
 
+    /// <summary>
+    /// Marks where <paramref name="key"/>'s invalidations stand now, so a caller can tell later whether anything may
+    /// have changed it since (<see cref="Unchanged"/>): a drop of the key (or of another in its stripe), or its shard's.
+    /// </summary>
+    public KeyMark Mark(string key, int slot)
+    {
+        var stripe = StripeOf(key);
+        return new(stripe, Volatile.Read(ref _stripes[stripe]), slot, Volatile.Read(ref _slotEpochs[slot]));
+    }
+
+    /// <summary>Whether no invalidation that could concern the key of <paramref name="mark"/> came since it was taken.</summary>
+    public bool Unchanged(in KeyMark mark) =>
+        Volatile.Read(ref _stripes[mark.Stripe]) == mark.StripeCount && Volatile.Read(ref _slotEpochs[mark.Slot]) == mark.SlotEpoch;
+
     /// <summary>Taken before a tracked read of <paramref name="key"/> is sent through <paramref name="link"/>.</summary>
     public FillTicket BeginFill(string key, int slot, TrackerLink link)
     {
@@ -260,3 +274,6 @@ internal sealed class NearCache : IDisposable
 
 /// <summary>What a fill saw before its read was sent (see <see cref="NearCache.BeginFill"/>).</summary>
 internal readonly record struct FillTicket(TrackerLink Link, long LinkEpoch, long SlotEpoch, int Stripe, int StripeCount, long SentAt);
+
+/// <summary>Where a key's invalidations stood when a caller looked (see <see cref="NearCache.Mark"/>).</summary>
+internal readonly record struct KeyMark(int Stripe, int StripeCount, int Slot, long SlotEpoch);

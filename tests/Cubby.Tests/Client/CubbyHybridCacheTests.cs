@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.ComponentModel;
+using System.Diagnostics;
 using System.Text;
 using Cubby.Client;
 using Cubby.Tests.Infrastructure;
@@ -166,6 +167,35 @@ public sealed class CubbyHybridCacheTests(CubbyHybridCacheTests.TwoSilos silos) 
         await filler.DisposeAsync();
         Assert.Equal("from the waiter", (await waiting.WaitAsync(TestDeadlines.Phase)).Name);
         Assert.False(hung.IsCompletedSuccessfully);
+    }
+
+    [Fact]
+    public async Task When_the_filler_process_is_killed_mid_factory_a_waiter_fills_once_its_lease_runs_out()
+    {
+        await using var waiter = App(Cluster.Silos[1], lease: TimeSpan.FromSeconds(2));
+        var start = DotnetProcess.StartInfo(
+            Path.Combine(AppContext.BaseDirectory, "Cubby.Tests.Filler.dll"), [$"127.0.0.1:{Cluster.Silos[0].GatewayEndPoint.Port}", "handover:killed", "2000"]);
+        using var filler = Process.Start(start)!;
+        try
+        {
+            // The other process holds the lease and its factory hangs; this instance waits for it.
+            Assert.Equal("filling", await filler.StandardOutput.ReadLineAsync().WaitAsync(TestDeadlines.Phase));
+            var awaited = AwaitFillCalls();
+            var waiting = Hybrid(waiter).GetOrCreateAsync("handover:killed", _ => ValueTask.FromResult(new Product(3, "from the waiter")), Minutes).AsTask();
+            await Poll.UntilAsync(() => AwaitFillCalls() > awaited, TestDeadlines.Call, "the waiter to wait for the other process");
+            Assert.False(waiting.IsCompleted);
+
+            // Killed mid-factory: it gives nothing up and renews nothing, and the waiter fills once the lease runs out.
+            filler.Kill(entireProcessTree: true);
+            Assert.Equal("from the waiter", (await waiting.WaitAsync(TestDeadlines.Phase)).Name);
+        }
+        finally
+        {
+            if (!filler.HasExited)
+            {
+                filler.Kill(entireProcessTree: true);
+            }
+        }
     }
 
     [Fact]

@@ -1,23 +1,19 @@
 using System.Diagnostics.Metrics;
+using Cubby.Client.Diagnostics;
 
 namespace Cubby.Client.Filling;
 
 /// <summary>
 /// What get-or-create calls did (Cubby's HybridCache, and <see cref="ICubbyClient.GetOrCreateAsync"/>), read by
 /// observable instruments on the <c>Cubby.Client</c> meter: hits in this process, hits in the cluster, misses, factory
-/// runs, waits for another caller's run (in this process or another), and tags removed. Local hits count on a slot
-/// picked by the thread, so threads that hit at once do not fight over one cache line.
+/// runs, waits for another caller's run (in this process or another), and tags removed. Local hits, counted on the hot
+/// path, are striped (<see cref="StripedCounter"/>).
 /// </summary>
 internal sealed class GetOrCreateMetrics : IDisposable
 {
-    private const int Slots = 16;
-
-    // One count per 64-byte line.
-    private const int Stride = 8;
-
     private readonly Meter _meter;
     private readonly bool _ownsMeter;
-    private readonly long[] _localHits = new long[Slots * Stride];
+    private readonly StripedCounter _localHits = new();
     private long _remoteHits;
     private long _misses;
     private long _factoryRuns;
@@ -36,19 +32,7 @@ internal sealed class GetOrCreateMetrics : IDisposable
         _meter.CreateObservableCounter("cubby.client.get_or_create.tag_removals", () => TagRemovals, "{tag}", "Tags removed.");
     }
 
-    public long LocalHits
-    {
-        get
-        {
-            var sum = 0L;
-            for (var i = 0; i < _localHits.Length; i += Stride)
-            {
-                sum += Volatile.Read(ref _localHits[i]);
-            }
-
-            return sum;
-        }
-    }
+    public long LocalHits => _localHits.Value;
 
     public long RemoteHits => Volatile.Read(ref _remoteHits);
 
@@ -60,7 +44,7 @@ internal sealed class GetOrCreateMetrics : IDisposable
 
     public long TagRemovals => Volatile.Read(ref _tagRemovals);
 
-    public void LocalHit() => Interlocked.Increment(ref _localHits[(Environment.CurrentManagedThreadId & (Slots - 1)) * Stride]);
+    public void LocalHit() => _localHits.Increment();
 
     public void RemoteHit() => Interlocked.Increment(ref _remoteHits);
 

@@ -5,8 +5,8 @@ using Microsoft.Extensions.Caching.Hybrid;
 namespace Cubby.Client.Hybrid;
 
 /// <summary>
-/// One run per missing key in this instance, shared by its callers: the local-only store, the cluster read, then one
-/// factory run per key across the cluster (<see cref="ClusterFill"/>) and the write.
+/// One run per missing key in this instance, shared by its callers: the local-only store, a near-cache entry not yet
+/// decoded, the cluster read, then one factory run per key across the cluster (<see cref="ClusterFill"/>) and the write.
 /// </summary>
 internal sealed partial class CubbyHybridCache
 {
@@ -64,6 +64,21 @@ internal sealed partial class CubbyHybridCache
             }
 
             var keep = (flags & HybridCacheEntryFlags.DisableLocalCacheWrite) == 0;
+
+            // Kept without this call's decoding (read through the client, for another type, or its tags' epochs not
+            // kept): decoded from the kept bytes, not read again.
+            if ((flags & HybridCacheEntryFlags.DisableLocalCacheRead) == 0 && _client.TryGetKept(key, out var kept)
+                && await CurrentCopyAsync<T>(kept.Value, options, token).ConfigureAwait(false) is { } keptCopy)
+            {
+                if (keep)
+                {
+                    kept.Decoded = keptCopy;
+                }
+
+                _client.Fills.LocalHit();
+                return (keptCopy.Read<T>(_serializers), keptCopy);
+            }
+
             var readsCluster = (flags & HybridCacheEntryFlags.DisableDistributedCacheRead) == 0;
             byte[]? stored = null;
             if (readsCluster && (stored = await _client.ReadAsync(key, keep, token).ConfigureAwait(false)) is not null

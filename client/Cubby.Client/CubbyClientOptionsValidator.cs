@@ -63,6 +63,11 @@ internal sealed class CubbyClientOptionsValidator(ClientRuntime runtime) : IVali
             failures.Add($"Cubby:Client:NearCache:MaxBytes must be at least 1024 (was {options.NearCache.MaxBytes}).");
         }
 
+        if (options.NearCache.UpdateMaxBytes is < 0 or > NearCacheOptions.MostUpdateMaxBytes)
+        {
+            failures.Add($"Cubby:Client:NearCache:UpdateMaxBytes must be between 0 and {NearCacheOptions.MostUpdateMaxBytes} (was {options.NearCache.UpdateMaxBytes}).");
+        }
+
         if (options.NearCache.MaxStaleness < TimeSpan.FromMilliseconds(100))
         {
             failures.Add($"Cubby:Client:NearCache:MaxStaleness must be at least 100 ms (was {options.NearCache.MaxStaleness}).");

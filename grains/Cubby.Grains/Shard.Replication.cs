@@ -105,12 +105,15 @@ internal sealed partial class Shard
         }
     }
 
-    /// <summary>Records that <paramref name="key"/> changed in this turn: for watchers, fillers' waiters, tracking readers, and the replicas.</summary>
-    private void Changed(ReadOnlySpan<byte> key)
+    /// <summary>
+    /// Records that <paramref name="key"/> changed in this turn: for watchers, fillers' waiters, tracking readers, and
+    /// the replicas. <paramref name="written"/> is where a write left its entry in the store, or -1.
+    /// </summary>
+    private void Changed(ReadOnlySpan<byte> key, int written = -1)
     {
         _watches?.Changed(key);
         _fills?.Changed(key);
-        ReadersChanged(key);
+        ReadersChanged(key, written);
         Record(key);
     }
 

@@ -1,4 +1,5 @@
 using Cubby.Grains.Tracking;
+using Cubby.Sharding;
 
 namespace Cubby.Grains;
 
@@ -59,7 +60,11 @@ internal sealed partial class Shard
         return true;
     }
 
-    private void ReadersChanged(ReadOnlySpan<byte> key)
+    /// <summary>
+    /// Tells the readers of <paramref name="key"/> it changed; when a write left it at <paramref name="written"/> (an
+    /// index in the store, else -1), the near caches that take such values get the new entry and stay its readers.
+    /// </summary>
+    private void ReadersChanged(ReadOnlySpan<byte> key, int written)
     {
         if (Tracking is not { } tracking || (_readers is not { IsEmpty: false } && tracking.Broadcasts.IsEmpty) || IsReplica || _installing)
         {
@@ -67,12 +72,29 @@ internal sealed partial class Shard
         }
 
         var readers = _readers?.Remove(key) ?? default;
+        ShardEntry? update = null;
         if (!readers.IsEmpty)
         {
             tracking.Removed(1);
+            update = written >= 0 ? UpdateAt(written, tracking.LargestUpdate) : null;
         }
 
-        tracking.Changed(Slot, readers, key, _untold ??= new());
+        var kept = tracking.Changed(Slot, readers, key, _untold ??= new(), update);
+        if (!kept.IsEmpty)
+        {
+            _readers!.Set(key, kept);
+            tracking.Added(1);
+        }
+    }
+
+    /// <summary>The string entry at <paramref name="index"/> as a reader would read it, when its value is at most <paramref name="largest"/> bytes.</summary>
+    private ShardEntry? UpdateAt(int index, int largest)
+    {
+        var value = _store.ValueAt(index);
+        ref readonly var metadata = ref _store.MetadataAt(index);
+        return metadata.Kind == EntryKind.String && value.Length <= largest
+            ? new ShardEntry(value.ToArray(), (CacheEntryFlags)metadata.Flags, metadata.TimeToLive(Now()), metadata.SlidingWindow)
+            : null;
     }
 
     /// <summary>Tells every reader of any key here that all of this shard's keys changed (a flush, or the shard leaving).</summary>

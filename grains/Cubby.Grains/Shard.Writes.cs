@@ -96,10 +96,10 @@ internal sealed partial class Shard
         }
         else
         {
-            _store.Add(key, value, metadata);
+            index = _store.Add(key, value, metadata);
         }
 
-        Changed(key);
+        Changed(key, index);
         return ChargeOutcome.Charged;
     }
 

@@ -47,7 +47,7 @@ internal sealed class NearCache : IDisposable
         Clock = new NearCacheClock(time);
         Metrics = metrics;
         MaxStaleness = (long)options.MaxStaleness.TotalMilliseconds;
-        Terms = new NearCacheTerms(options.MaxStaleness, options.Coherence == NearCacheCoherence.Strict);
+        Terms = new NearCacheTerms(options.MaxStaleness, options.Coherence == NearCacheCoherence.Strict, options.UpdateMaxBytes);
         _newLink = gateway =>
         {
             var link = new TrackerLink(gateway, this);
@@ -160,28 +160,9 @@ internal sealed class NearCache : IDisposable
             return null;
         }
 
-        var entry = new NearCacheEntry(value, read.Flags, slot, ticket.Link, ticket.LinkEpoch, ticket.SlotEpoch)
-        {
-            Size = NearCacheEntry.SizeOf(key, value),
-
-            // Counted from when the read was sent, so it never outlives the entry on the silo.
-            ExpiresAt = read.TimeToLive < 0 ? 0 : ticket.SentAt + read.TimeToLive,
-            SlidingWindow = read.SlidingWindow,
-            FixedExpiry = read.SlidingWindow == 0 || read.TimeToLive < read.SlidingWindow,
-            RenewedAt = ticket.SentAt,
-            TouchedAt = ticket.SentAt,
-        };
-
-        // In the dictionary first: the policy may evict it at once, and its eviction must find it there.
-        _entries[key] = entry;
-        Interlocked.Add(ref _bytes, entry.Size);
-        using (var policy = _policy.CreateEntry(key))
-        {
-            policy.Value = entry;
-            policy.Size = entry.Size;
-            policy.RegisterPostEvictionCallback(_evicted);
-        }
-
+        // Its time to live is counted from when the read was sent, so it never outlives the entry on the silo.
+        var entry = NearCacheEntry.Of(key, value, read, slot, ticket.Link, ticket.LinkEpoch, ticket.SlotEpoch, ticket.SentAt);
+        Keep(key, entry);
         if (Volatile.Read(ref _stripes[ticket.Stripe]) != ticket.StripeCount)
         {
             Remove(key, entry);
@@ -189,6 +170,27 @@ internal sealed class NearCache : IDisposable
         }
 
         return entry;
+    }
+
+    /// <summary>
+    /// <paramref name="key"/> changed to <paramref name="update"/> on the silo of <paramref name="link"/>: the kept entry
+    /// is replaced when it was read through that link and may still be served (so the link's order puts the new value
+    /// after the one kept), else dropped. Fills under way are spoiled either way. Returns whether it was replaced.
+    /// </summary>
+    public bool Replace(TrackerLink link, string key, int slot, ShardEntry update)
+    {
+        var now = Clock.Now;
+        var held = _entries.TryGetValue(key, out var kept) && kept.Link == link && IsCurrent(kept, now);
+        Drop(key);
+        if (!held || !TryDecode(key, update, out var value))
+        {
+            return false;
+        }
+
+        // Its time to live is counted from its arrival, so it may outlive the silo's entry by the push's transit time.
+        Keep(key, NearCacheEntry.Of(key, value, update, slot, link, kept!.LinkEpoch, kept.SlotEpoch, now));
+        Metrics.Updated();
+        return true;
     }
 
     /// <summary>Drops <paramref name="key"/> and spoils fills of it under way: this client writes or removes it.</summary>
@@ -201,9 +203,13 @@ internal sealed class NearCache : IDisposable
         }
     }
 
-    /// <summary>Applies invalidations from the silo of <paramref name="link"/>.</summary>
-    public void Apply(TrackerLink link, KeyInvalidation[] batch)
+    /// <summary>
+    /// Applies invalidations from the silo of <paramref name="link"/>; returns the keys whose new values were not kept
+    /// (this cache no longer held them), or null.
+    /// </summary>
+    public byte[][]? Apply(TrackerLink link, KeyInvalidation[] batch)
     {
+        List<byte[]>? refused = null;
         foreach (var invalidation in batch)
         {
             if (invalidation.Slot < 0)
@@ -219,6 +225,16 @@ internal sealed class NearCache : IDisposable
                     Metrics.Invalidated(1);
                 }
             }
+            else if (invalidation.Update is { } update)
+            {
+                var key = invalidation.Keys[0];
+                if (!Replace(link, Encoding.UTF8.GetString(key), invalidation.Slot, update))
+                {
+                    (refused ??= []).Add(key);
+                }
+
+                Metrics.Invalidated(1);
+            }
             else
             {
                 foreach (var key in invalidation.Keys)
@@ -231,6 +247,7 @@ internal sealed class NearCache : IDisposable
         }
 
         Applied?.Invoke();
+        return refused?.ToArray();
     }
 
     public void Dispose()
@@ -245,6 +262,32 @@ internal sealed class NearCache : IDisposable
         && kept.Link.Epoch == kept.LinkEpoch
         && Volatile.Read(ref _slotEpochs[kept.Slot]) == kept.SlotEpoch
         && (kept.ExpiresAt == 0 || Clock.Before(now, kept.ExpiresAt));
+
+    private void Keep(string key, NearCacheEntry entry)
+    {
+        // In the dictionary first: the policy may evict it at once, and its eviction must find it there.
+        _entries[key] = entry;
+        Interlocked.Add(ref _bytes, entry.Size);
+        using var policy = _policy.CreateEntry(key);
+        policy.Value = entry;
+        policy.Size = entry.Size;
+        policy.RegisterPostEvictionCallback(_evicted);
+    }
+
+    private static bool TryDecode(string key, ShardEntry update, out byte[] value)
+    {
+        try
+        {
+            value = CubbyClient.ValueOf(key, update);
+            return true;
+        }
+        catch (CubbyException)
+        {
+            // Dropped instead: the next read meets the same error, where a caller sees it.
+            value = [];
+            return false;
+        }
+    }
 
     private void Remove(string key, NearCacheEntry entry)
     {

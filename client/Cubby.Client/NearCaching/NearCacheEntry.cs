@@ -61,6 +61,22 @@ internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int sl
 
     public bool Dropped => _dropped;
 
+    /// <summary>
+    /// The entry keeping <paramref name="value"/>, <paramref name="read"/>'s value decompressed, read through
+    /// <paramref name="link"/> at epochs <paramref name="linkEpoch"/> and <paramref name="slotEpoch"/>, its time to live
+    /// counted from <paramref name="from"/>.
+    /// </summary>
+    public static NearCacheEntry Of(string key, byte[] value, ShardEntry read, int slot, TrackerLink link, long linkEpoch, long slotEpoch, long from) =>
+        new(value, read.Flags, slot, link, linkEpoch, slotEpoch)
+        {
+            Size = SizeOf(key, value),
+            ExpiresAt = read.TimeToLive < 0 ? 0 : from + read.TimeToLive,
+            SlidingWindow = read.SlidingWindow,
+            FixedExpiry = read.SlidingWindow == 0 || read.TimeToLive < read.SlidingWindow,
+            RenewedAt = from,
+            TouchedAt = from,
+        };
+
     /// <summary>What an entry is charged: the value, the key's characters, and the two tables' bookkeeping.</summary>
     public static long SizeOf(string key, byte[] value) => value.Length + (key.Length * 2L) + 320;
 

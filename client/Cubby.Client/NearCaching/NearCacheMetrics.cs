@@ -5,7 +5,7 @@ namespace Cubby.Client.NearCaching;
 
 /// <summary>
 /// The near cache's counts, read by observable instruments on the <c>Cubby.Client</c> meter: hits, misses, invalidated
-/// keys (a shard or a whole silo counts one), and the bytes and entries kept. Hits and misses are striped
+/// keys (a shard or a whole silo counts one), kept values replaced by pushed ones, and the bytes and entries kept. Hits and misses are striped
 /// (<see cref="StripedCounter"/>): they are counted on every read.
 /// </summary>
 internal sealed class NearCacheMetrics : IDisposable
@@ -17,6 +17,7 @@ internal sealed class NearCacheMetrics : IDisposable
     private readonly StripedCounter _hits = new();
     private readonly StripedCounter _misses = new();
     private long _invalidations;
+    private long _updates;
 
     public NearCacheMetrics(IMeterFactory? meters)
     {
@@ -24,6 +25,7 @@ internal sealed class NearCacheMetrics : IDisposable
         _meter.CreateObservableCounter("cubby.client.near_cache.hits", () => Hits, "{read}", "Reads served from the near cache.");
         _meter.CreateObservableCounter("cubby.client.near_cache.misses", () => Misses, "{read}", "Reads the near cache could not serve.");
         _meter.CreateObservableCounter("cubby.client.near_cache.invalidations", () => Invalidations, "{invalidation}", "Keys, shards or silos the silos said changed.");
+        _meter.CreateObservableCounter("cubby.client.near_cache.updates", () => Updates, "{update}", "Kept values the silos replaced with a change's new value.");
     }
 
     public long Hits => _hits.Value;
@@ -32,11 +34,15 @@ internal sealed class NearCacheMetrics : IDisposable
 
     public long Invalidations => Volatile.Read(ref _invalidations);
 
+    public long Updates => Volatile.Read(ref _updates);
+
     public void Hit() => _hits.Increment();
 
     public void Miss() => _misses.Increment();
 
     public void Invalidated(long count) => Interlocked.Add(ref _invalidations, count);
+
+    public void Updated() => Interlocked.Increment(ref _updates);
 
     /// <summary>Reports the size of <paramref name="cache"/>.</summary>
     public void Observe(NearCache cache)

@@ -13,6 +13,12 @@ namespace Cubby.Client;
 /// </remarks>
 public sealed class NearCacheOptions
 {
+    /// <summary>The default of <see cref="UpdateMaxBytes"/>.</summary>
+    internal const int DefaultUpdateMaxBytes = 8 * 1024;
+
+    /// <summary>The most <see cref="UpdateMaxBytes"/> may be.</summary>
+    internal const int MostUpdateMaxBytes = 1024 * 1024;
+
     /// <summary>Whether reads are kept and served in this process.</summary>
     public bool Enabled { get; set; }
 
@@ -27,6 +33,13 @@ public sealed class NearCacheOptions
     /// per period. 1 s by default; at least 100 ms.
     /// </summary>
     public TimeSpan MaxStaleness { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>
+    /// The largest value, in bytes as stored (compressed when it is), that a change of a key this cache holds brings with
+    /// it, replacing the kept value so the next read stays local; larger values are dropped and read again. 8 KiB by
+    /// default; 0 drops every changed key; at most 1 MiB.
+    /// </summary>
+    public int UpdateMaxBytes { get; set; } = DefaultUpdateMaxBytes;
 
     /// <summary>
     /// Whether writes anywhere wait for this near cache to drop what they replace (<see cref="NearCacheCoherence.Strict"/>,

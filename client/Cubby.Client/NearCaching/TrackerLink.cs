@@ -31,16 +31,16 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
     /// <summary>Until when (<see cref="NearCacheClock"/> milliseconds) what this link tracked may be served.</summary>
     public long ValidUntil => Volatile.Read(ref _validUntil);
 
-    public Task Invalidated(long sequence, KeyInvalidation[] batch)
+    public Task<byte[][]?> Invalidated(long sequence, KeyInvalidation[] batch)
     {
         // Applied before counting, so a renewal that finds it counted finds its keys dropped.
-        cache.Apply(this, batch);
+        var refused = cache.Apply(this, batch);
         lock (_gate)
         {
             _received = Math.Max(_received, sequence);
         }
 
-        return Task.CompletedTask;
+        return Task.FromResult(refused);
     }
 
     /// <summary>Drops everything this link tracked.</summary>

@@ -6,7 +6,8 @@ namespace Cubby.Grains.Tracking;
 /// <summary>
 /// The keys of one shard that tracking readers (see <see cref="ReadTracking"/>) have read, each with the readers to tell
 /// when it next changes, by <see cref="ReadTracking"/>'s reader numbers. One-shot, as Redis's default tracking
-/// mode: a change tells each reader once and forgets the key until it is read again. Writes to keys nobody tracks cost
+/// mode: a change tells each reader once and forgets the key until it is read again, except for the near caches a
+/// change sent the key's new value to, which hold it still. Writes to keys nobody tracks cost
 /// one emptiness check. Not thread-safe: the shard calls it in its turn.
 /// </summary>
 internal sealed class KeyReaders
@@ -24,6 +25,9 @@ internal sealed class KeyReaders
         readers = readers.With(reader);
         return !existed;
     }
+
+    /// <summary>Remembers that <paramref name="readers"/>, and only they, read <paramref name="key"/>, which nobody tracked.</summary>
+    public void Set(ReadOnlySpan<byte> key, ReaderSet readers) => _keys[key.ToArray()] = readers;
 
     /// <summary>Forgets <paramref name="key"/>; returns the readers to tell, none when nobody read it.</summary>
     public ReaderSet Remove(ReadOnlySpan<byte> key) =>

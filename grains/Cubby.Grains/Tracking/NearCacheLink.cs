@@ -1,5 +1,6 @@
 using Cubby.Grains.Messaging;
 using Cubby.Sharding;
+using Cubby.Text;
 using Microsoft.Extensions.Logging;
 
 namespace Cubby.Grains.Tracking;
@@ -10,6 +11,11 @@ namespace Cubby.Grains.Tracking;
 /// the reader does not take is not sent again: the link takes a new <see cref="NearCacheLease.Incarnation"/> instead,
 /// and the reader, told so by its next renewal, drops everything it read through this silo.
 /// </summary>
+/// <remarks>
+/// A reader may take small values with the changes of keys it holds (<see cref="NearCacheTerms.UpdatesUpTo"/>), and
+/// stays tracked for them. A key it no longer held when its value came (evicted there) is sent no value on its next
+/// change, only the bare invalidation that ends its tracking: a key read once is sent at most one value it did not want.
+/// </remarks>
 /// <remarks>
 /// A change is answered once the reader took its invalidation (<see cref="WhenToldAsync"/>), or, when it cannot take it
 /// (stalled, unreachable), once every lease this silo gave it before the change has run out: past that, the reader serves
@@ -23,6 +29,7 @@ internal sealed class NearCacheLink : ReaderLink
     private readonly ReadTracking _owner;
     private readonly SerialBatches<(long Number, KeyInvalidation Invalidation)> _batches;
     private readonly Lock _gate = new();
+    private readonly HashSet<byte[]> _refused = new(ByteStringComparer.Instance);
     private TaskCompletionSource _settled = new();
     private ITimer? _leaseTimer;
     private long _leaseTimerDue = long.MaxValue;
@@ -32,6 +39,8 @@ internal sealed class NearCacheLink : ReaderLink
     private long _leasesEndAt;
     private long _incarnation;
     private long _heardAt;
+    private int _updatesUpTo;
+    private int _refusedCount;
     private bool _changesWait;
     private bool _released;
 
@@ -67,6 +76,8 @@ internal sealed class NearCacheLink : ReaderLink
             // Before its first renewal the reader serves nothing, and it takes no lease without every invalidation
             // queued by then: changes made before this one need not have waited for it.
             _changesWait = terms.ChangesWait && !_released;
+            Volatile.Write(ref _updatesUpTo, Math.Max(0, terms.UpdatesUpTo));
+            _owner.OfferedUpdates(terms.UpdatesUpTo);
 
             // The reader counts its lease from before it sent the renewal, so it ends before this bound.
             _leasesEndAt = Math.Max(_leasesEndAt, now + (long)(terms.Lease.TotalSeconds * _owner.Time.TimestampFrequency));
@@ -103,6 +114,26 @@ internal sealed class NearCacheLink : ReaderLink
 
             return _changesWait ? number : 0;
         }
+    }
+
+    /// <summary>
+    /// Whether this change of <paramref name="key"/> goes to the reader with <paramref name="update"/>, its new entry:
+    /// there is one, the reader takes values that large, and it did not refuse the key's last value. A refusal is
+    /// forgotten at the key's next change, whatever it is.
+    /// </summary>
+    public bool Takes(ReadOnlySpan<byte> key, ShardEntry? update)
+    {
+        var refused = false;
+        if (Volatile.Read(ref _refusedCount) > 0)
+        {
+            lock (_gate)
+            {
+                refused = _refused.GetAlternateLookup<ReadOnlySpan<byte>>().Remove(key);
+                _refusedCount = _refused.Count;
+            }
+        }
+
+        return !refused && update is not null && update.Value.Length <= Volatile.Read(ref _updatesUpTo);
     }
 
     /// <summary>
@@ -197,13 +228,36 @@ internal sealed class NearCacheLink : ReaderLink
         var last = batch[^1].Number;
         try
         {
-            await Reader.Invalidated(last, batch.ConvertAll(static item => item.Invalidation).ToArray()).WaitAsync(SendTimeout).ConfigureAwait(false);
+            var refused = await Reader.Invalidated(last, batch.ConvertAll(static item => item.Invalidation).ToArray()).WaitAsync(SendTimeout).ConfigureAwait(false);
+            Refuse(refused);
             Settle(last, taken: true);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
             Settle(last, taken: false);
             ReadTracking.Log.NearCacheUnreachable(_owner.Logger, exception, Reader.GetGrainId());
+        }
+    }
+
+    /// <summary>The reader did not keep the values sent for <paramref name="keys"/>: their next changes send it none.</summary>
+    private void Refuse(byte[][]? keys)
+    {
+        if (keys is not { Length: > 0 })
+        {
+            return;
+        }
+
+        lock (_gate)
+        {
+            // A refusal lasts until the key's next change; keys forgotten otherwise (a shard flushed or moved) would
+            // stay, so past a bound they all go, costing at most one more unwanted value each.
+            if (_refused.Count + keys.Length > MaxQueued)
+            {
+                _refused.Clear();
+            }
+
+            _refused.UnionWith(keys);
+            _refusedCount = _refused.Count;
         }
     }
 

@@ -24,6 +24,7 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
     private ReaderLink?[] _links = new ReaderLink?[8];
     private ILocalKeyInvalidations? _local;
     private long _keys;
+    private int _largestUpdate;
     private long _incarnations = Random.Shared.NextInt64(1, long.MaxValue / 2);
 
     public ReadTracking(IServiceProvider services, long maxKeys)
@@ -98,11 +99,19 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
     public BroadcastTable Broadcasts { get; } = new();
 
     /// <summary>
+    /// The largest value any near cache here takes with a change of a key it holds (see
+    /// <see cref="NearCacheTerms.UpdatesUpTo"/>): a shard copies no value larger, nor any when it is 0.
+    /// </summary>
+    public int LargestUpdate => Volatile.Read(ref _largestUpdate);
+
+    /// <summary>
     /// <paramref name="key"/> of shard <paramref name="slot"/> changed: tells its <paramref name="readers"/> and every
     /// door listening to one of its prefixes, each once, noting in <paramref name="untold"/> the near caches the change's
-    /// answer waits for. Costs two emptiness checks when nobody is to be told.
+    /// answer waits for. Near caches that take values of its size get <paramref name="update"/>, when given, and are
+    /// returned: they hold the key still, so the shard keeps tracking them. Costs two emptiness checks when nobody is to
+    /// be told.
     /// </summary>
-    public void Changed(int slot, ReaderSet readers, ReadOnlySpan<byte> key, UntoldReaders untold)
+    public ReaderSet Changed(int slot, ReaderSet readers, ReadOnlySpan<byte> key, UntoldReaders untold, ShardEntry? update = null)
     {
         foreach (var listener in Broadcasts.Listeners)
         {
@@ -112,10 +121,26 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
             }
         }
 
-        if (!readers.IsEmpty)
+        if (readers.IsEmpty)
         {
-            Send(slot, readers, key.ToArray(), untold);
+            return default;
         }
+
+        var invalidation = new KeyInvalidation(slot, [key.ToArray()]);
+        var updated = update is null ? null : invalidation with { Update = update };
+        var kept = default(ReaderSet);
+        var links = Volatile.Read(ref _links);
+        foreach (var reader in readers)
+        {
+            if (reader < links.Length && Volatile.Read(ref links[reader]) is { } link)
+            {
+                var takes = link is NearCacheLink near && near.Takes(key, update);
+                Enqueue(link, takes ? updated! : invalidation, untold);
+                kept = takes ? kept.With(reader) : kept;
+            }
+        }
+
+        return kept;
     }
 
     /// <summary>Sets which prefixes <paramref name="door"/> listens to; <paramref name="catchingUp"/>: it is told every key changed too.</summary>
@@ -132,16 +157,37 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
     /// Tells every reader in <paramref name="readers"/> that <paramref name="key"/> of shard <paramref name="slot"/>
     /// changed, or all its keys when null; the near caches told are noted in <paramref name="untold"/>, when given.
     /// </summary>
-    public void Send(int slot, ReaderSet readers, byte[]? key, UntoldReaders? untold)
+    public void Send(int slot, ReaderSet readers, byte[]? key, UntoldReaders? untold) =>
+        Send(readers, slot < 0 ? KeyInvalidation.Everything : new KeyInvalidation(slot, key is null ? null : [key]), untold);
+
+    /// <summary>A near cache renewed on terms that take values up to <paramref name="bytes"/> with changes.</summary>
+    internal void OfferedUpdates(int bytes)
     {
-        var invalidation = slot < 0 ? KeyInvalidation.Everything : new KeyInvalidation(slot, key is null ? null : [key]);
-        readers.ForEach((Links: Volatile.Read(ref _links), Invalidation: invalidation, Untold: untold), static (state, reader) =>
+        var largest = Volatile.Read(ref _largestUpdate);
+        while (bytes > largest && Interlocked.CompareExchange(ref _largestUpdate, bytes, largest) is var seen && seen != largest)
         {
-            if (reader < state.Links.Length && Volatile.Read(ref state.Links[reader]) is { } link && link.Enqueue(state.Invalidation) is > 0 and var number)
+            largest = seen;
+        }
+    }
+
+    private void Send(ReaderSet readers, KeyInvalidation invalidation, UntoldReaders? untold)
+    {
+        var links = Volatile.Read(ref _links);
+        foreach (var reader in readers)
+        {
+            if (reader < links.Length && Volatile.Read(ref links[reader]) is { } link)
             {
-                state.Untold?.Add((NearCacheLink)link, number);
+                Enqueue(link, invalidation, untold);
             }
-        });
+        }
+    }
+
+    private static void Enqueue(ReaderLink link, KeyInvalidation invalidation, UntoldReaders? untold)
+    {
+        if (link.Enqueue(invalidation) is > 0 and var number)
+        {
+            untold?.Add((NearCacheLink)link, number);
+        }
     }
 
     /// <summary>A link identity no earlier link of this silo had (a restarted silo starts from another random point).</summary>

@@ -55,17 +55,33 @@ internal readonly struct ReaderSet
         return set;
     }
 
-    /// <summary>Calls <paramref name="action"/> for each reader, lowest first.</summary>
-    public void ForEach<TState>(TState state, Action<TState, int> action)
-    {
-        for (var bits = _low; bits != 0; bits &= bits - 1)
-        {
-            action(state, BitOperations.TrailingZeroCount(bits));
-        }
+    /// <summary>The readers, lowest first.</summary>
+    public Enumerator GetEnumerator() => new(_low, _high);
 
-        foreach (var reader in _high ?? [])
+    /// <summary>Walks the bits of the low word, then the high array; allocates nothing.</summary>
+    public struct Enumerator(ulong low, int[]? high)
+    {
+        private ulong _bits = low;
+        private int _next = -1;
+
+        public int Current { get; private set; }
+
+        public bool MoveNext()
         {
-            action(state, reader);
+            if (_bits != 0)
+            {
+                Current = BitOperations.TrailingZeroCount(_bits);
+                _bits &= _bits - 1;
+                return true;
+            }
+
+            if (high is not null && ++_next < high.Length)
+            {
+                Current = high[_next];
+                return true;
+            }
+
+            return false;
         }
     }
 }

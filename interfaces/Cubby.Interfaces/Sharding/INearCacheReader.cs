@@ -16,9 +16,13 @@ public interface INearCacheReader : IGrainObserver
     /// <see cref="NearCacheLease.Posted"/>).
     /// </param>
     /// <param name="batch">What changed.</param>
-    /// <returns>Done once the reader has dropped what the batch names.</returns>
+    /// <returns>
+    /// Done once the reader has dropped or updated what the batch names, with the keys whose
+    /// <see cref="KeyInvalidation.Update"/> it did not keep (it no longer held them), or null when it kept every one:
+    /// the silo stops sending those keys' values to it.
+    /// </returns>
     [Alias("invalidated")]
-    Task Invalidated(long sequence, KeyInvalidation[] batch);
+    Task<byte[][]?> Invalidated(long sequence, KeyInvalidation[] batch);
 }
 
 /// <summary>What a near-cache reader asks of a silo when it renews its lease.</summary>
@@ -27,9 +31,13 @@ public interface INearCacheReader : IGrainObserver
 /// Whether a change of a key the reader holds is answered only once the reader took its invalidation, or, when it cannot
 /// take it, once every lease the silo gave it before the change has ended; otherwise the change is answered as it is sent.
 /// </param>
+/// <param name="UpdatesUpTo">
+/// The largest value, in bytes as stored, a change of a key the reader holds carries to it (so its next read stays local)
+/// instead of only saying the key changed; 0 for none.
+/// </param>
 [GenerateSerializer, Immutable]
 [Alias("cubby.near-cache-terms")]
-public readonly record struct NearCacheTerms([property: Id(0)] TimeSpan Lease, [property: Id(1)] bool ChangesWait);
+public readonly record struct NearCacheTerms([property: Id(0)] TimeSpan Lease, [property: Id(1)] bool ChangesWait, [property: Id(2)] int UpdatesUpTo = 0);
 
 /// <summary>What a silo says of its link to a near-cache reader when the reader renews its lease.</summary>
 /// <param name="Incarnation">

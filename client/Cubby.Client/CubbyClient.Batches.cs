@@ -44,13 +44,20 @@ internal sealed partial class CubbyClient
 
     public async ValueTask<WriteOutcome[]> PutManyAsync(IReadOnlyList<KeyValuePair<string, ReadOnlyMemory<byte>>> entries, CacheEntryOptions? options = null, CancellationToken cancellationToken = default)
     {
+        var written = false;
         try
         {
-            return await WriteManyAsync(entries, options, cancellationToken).ConfigureAwait(false);
+            var outcomes = await WriteManyAsync(entries, options, cancellationToken).ConfigureAwait(false);
+            written = true;
+            return outcomes;
         }
         finally
         {
-            DropAll(entries?.Select(static entry => entry.Key));
+            // As for one write (DroppingAsync): a near cache that kept its own writes holds what it wrote.
+            if (!written || _near is { KeepsOwnWrites: false })
+            {
+                DropAll(entries?.Select(static entry => entry.Key));
+            }
         }
     }
 

@@ -184,7 +184,9 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
 
     /// <summary>
     /// A change of <paramref name="key"/> by this client: with a near cache, the key is dropped once the change is
-    /// answered (or failed), and reads under way then keep nothing, so this client reads its own write at once.
+    /// answered (or failed), and reads under way then keep nothing, so this client reads its own write at once. A strict
+    /// near cache that takes values with changes is told of its own writes before they are answered, as every other
+    /// is, and so holds the value it wrote: it drops the key only when the change failed.
     /// </summary>
     private ValueTask<T> DroppingAsync<T>(string key, ValueTask<T> change)
     {
@@ -193,23 +195,33 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
             return change;
         }
 
-        return change.IsCompletedSuccessfully ? DroppedNow(near, key, change.Result) : DroppedAfterAsync(near, key, change);
-
-        static ValueTask<T> DroppedNow(NearCacheReads near, string key, T result)
+        if (change.IsCompletedSuccessfully)
         {
-            near.Drop(key);
-            return new ValueTask<T>(result);
+            if (!near.KeepsOwnWrites)
+            {
+                near.Drop(key);
+            }
+
+            return change;
         }
+
+        return DroppedAfterAsync(near, key, change);
 
         static async ValueTask<T> DroppedAfterAsync(NearCacheReads near, string key, ValueTask<T> change)
         {
+            var changed = false;
             try
             {
-                return await change.ConfigureAwait(false);
+                var result = await change.ConfigureAwait(false);
+                changed = true;
+                return result;
             }
             finally
             {
-                near.Drop(key);
+                if (!changed || !near.KeepsOwnWrites)
+                {
+                    near.Drop(key);
+                }
             }
         }
     }

@@ -21,7 +21,10 @@ internal sealed partial class Shard
     /// wait for near caches: what it returns was not answered to its writer yet.
     /// </summary>
     /// <param name="wrote">Whether the caller changed the shard (or may have).</param>
-    /// <param name="writer">The caller's own near cache, not waited for: it drops what it kept once answered.</param>
+    /// <param name="writer">
+    /// The caller's own near cache: waited for like any other when it takes values with changes, so it holds the value it
+    /// wrote once answered; otherwise not, as it drops what it kept once answered.
+    /// </param>
     /// <exception cref="InvalidOperationException">The shard can no longer acknowledge writes (its replicas follow a newer primary).</exception>
     public ValueTask WhenSettledAsync(bool wrote, NearCacheLink? writer = null)
     {
@@ -31,7 +34,7 @@ internal sealed partial class Shard
             return replicated;
         }
 
-        var told = untold.WhenToldAsync(writer);
+        var told = untold.WhenToldAsync(writer is { TakesUpdates: false } ? writer : null);
         return replicated.IsCompletedSuccessfully ? told : BothAsync(replicated, told);
 
         static async ValueTask BothAsync(ValueTask replicated, ValueTask told)

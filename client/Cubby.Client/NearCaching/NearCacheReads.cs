@@ -63,7 +63,13 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
         return new ValueTask<NearRead?>(cancellationToken.CanBeCanceled ? fill.Result.Task.WaitAsync(cancellationToken) : fill.Result.Task);
     }
 
-    /// <summary>Drops <paramref name="key"/> before and after this client changes it, so it reads its own writes.</summary>
+    /// <summary>
+    /// Whether this client's own writes reach its cache before they are answered, with their values (strict, taking
+    /// values with changes), so it need not drop what it wrote.
+    /// </summary>
+    public bool KeepsOwnWrites { get; } = cache.Terms is { ChangesWait: true, UpdatesUpTo: > 0 };
+
+    /// <summary>Drops <paramref name="key"/> after this client changed it, so it reads its own writes.</summary>
     public void Drop(string key) => cache.Drop(key);
 
     /// <summary>Stops serving and tells the silos, so that writes do not wait for this client as it closes.</summary>

@@ -50,8 +50,9 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
 
     /// <summary>
     /// Runs the batch; <paramref name="reader"/> is the number of the near cache its tracked reads are for, or -1, and
-    /// <paramref name="link"/> the link to it. Its writes do not wait for that near cache: the client drops what it
-    /// kept of a key itself once its write is answered.
+    /// <paramref name="link"/> the link to it. Its writes wait for that near cache only when it takes values with
+    /// changes (it then holds what it wrote when answered); otherwise the client drops what it kept of a key itself once
+    /// its write is answered.
     /// </summary>
     private ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations, int reader, NearCacheLink? link)
     {

@@ -59,6 +59,9 @@ internal sealed class NearCacheLink : ReaderLink
 
     public override bool Gone => _owner.Time.GetElapsedTime(Volatile.Read(ref _heardAt)) > GoneAfter;
 
+    /// <summary>Whether the reader takes values with the changes of keys it holds (<see cref="NearCacheTerms.UpdatesUpTo"/>).</summary>
+    public bool TakesUpdates => Volatile.Read(ref _updatesUpTo) > 0;
+
     /// <summary>The reader read through this link; it is not gone.</summary>
     public void Heard() => Volatile.Write(ref _heardAt, _owner.Time.GetTimestamp());
 

@@ -35,6 +35,33 @@ public sealed class NearCacheUpdateTests
         }
     }
 
+    [Theory]
+    [InlineData(NearCacheCoherence.Strict)]
+    [InlineData(NearCacheCoherence.Pushed)]
+    public async Task A_client_reads_its_own_writes_and_a_strict_one_from_its_near_cache(NearCacheCoherence coherence)
+    {
+        await using var harness = await ClientHarness.StartAsync(configure: o =>
+        {
+            o.NearCache.Enabled = true;
+            o.NearCache.Coherence = coherence;
+        });
+        await harness.Client.PutAsync("own", Utf8("v0"));
+        var cache = await NearCacheTests.KeptAsync(harness.Client, "own", "v0");
+
+        for (var i = 1; i <= 20; i++)
+        {
+            await harness.Client.PutAsync("own", Utf8($"v{i}"));
+            var misses = cache.Metrics.Misses;
+            Assert.Equal($"v{i}", Text(await harness.Client.GetAsync("own")));
+
+            // Told of its own write before it was answered, a strict cache holds the value; a pushed one dropped the key.
+            Assert.Equal(coherence == NearCacheCoherence.Strict, cache.Metrics.Misses == misses);
+        }
+
+        await harness.Client.PutManyAsync([KeyValuePair.Create("own", (ReadOnlyMemory<byte>)Utf8("many"))]);
+        Assert.Equal("many", Text(await harness.Client.GetAsync("own")));
+    }
+
     [Fact]
     public async Task A_change_through_the_RESP_door_carries_the_new_value_and_its_expiry()
     {

@@ -53,7 +53,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
             return (flags & HybridCacheEntryFlags.DisableUnderlyingData) != 0 ? default : factory(state, cancellationToken);
         }
 
-        if ((flags & HybridCacheEntryFlags.DisableLocalCacheRead) == 0 && TryGetLocal<T>(key, out var local))
+        if ((flags & HybridCacheEntryFlags.DisableLocalCacheRead) == 0 && TryGetLocal<T>(key, options, flags, out var local))
         {
             return new ValueTask<T>(local);
         }
@@ -111,8 +111,12 @@ internal sealed partial class CubbyHybridCache : HybridCache
         }
     }
 
-    /// <summary>A servable local copy: the near cache's (decoded once, kept with it), else the local-only store's.</summary>
-    private bool TryGetLocal<T>(string key, out T value)
+    /// <summary>
+    /// A servable local copy: the near cache's (decoded once, kept with it), else the local-only store's. A kept entry
+    /// not decoded yet (a write's new value pushed here, a plain read's) is decoded now, with this call's local expiry,
+    /// when its epochs are kept here too; otherwise the slow path decodes it.
+    /// </summary>
+    private bool TryGetLocal<T>(string key, HybridCacheEntryOptions? options, HybridCacheEntryFlags flags, out T value)
     {
         value = default!;
         LocalCopy? copy = null;
@@ -121,8 +125,12 @@ internal sealed partial class CubbyHybridCache : HybridCache
             copy = entry.Decoded as LocalCopy;
             if (copy is null || copy.Type != typeof(T))
             {
-                // Kept by a plain read or for another type: decoded on the slow path, with this call's expiry.
-                return false;
+                if ((flags & HybridCacheEntryFlags.DisableLocalCacheWrite) != 0 || (copy = LocalCopy.Of<T>(entry.Value, _serializers, LocalDeadline(options))) is null)
+                {
+                    return false;
+                }
+
+                entry.Decoded = copy;
             }
         }
         else if (_anyLocalOnly && _localOnly.TryGetValue(key, out var stored))

@@ -22,6 +22,13 @@ public sealed record CacheEntryOptions
     /// <summary>Storage flags; <see cref="CacheEntryFlags.Compressed"/> Brotli-compresses the value.</summary>
     public CacheEntryFlags Flags { get; init; }
 
+    /// <summary>
+    /// Tags the entry carries: <see cref="ICubbyClient.RemoveByTagAsync(string, CancellationToken)"/> of any of them
+    /// makes it a miss for every client. Shared with Cubby's HybridCache, whose tags are the same. Each is non-empty and
+    /// not <c>"*"</c>; none by default.
+    /// </summary>
+    public IReadOnlyList<string>? Tags { get; init; }
+
     /// <summary>Expires <paramref name="relative"/> from now.</summary>
     /// <param name="relative">A positive duration.</param>
     public static CacheEntryOptions ExpiresIn(TimeSpan relative) => new() { AbsoluteExpirationRelativeToNow = relative };

@@ -25,7 +25,7 @@ internal sealed partial class CubbyClient
                     static (grain, s) => grain.Get(s.Key, s.Slide),
                     keys[index],
                     cancellationToken).ConfigureAwait(false);
-                values[index] = entry is null ? null : ValueOf(keys[index], entry);
+                values[index] = entry is null ? null : await UntaggedAsync(keys[index], ValueOf(keys[index], entry), entry.Flags, null, cancellationToken).ConfigureAwait(false);
             })).ConfigureAwait(false);
             return values;
         }
@@ -36,7 +36,7 @@ internal sealed partial class CubbyClient
             for (var i = 0; i < entries.Length; i++)
             {
                 var index = shard.Indexes[i];
-                values[index] = entries[i] is { } entry ? ValueOf(keys[index], entry) : null;
+                values[index] = entries[i] is { } entry ? await UntaggedAsync(keys[index], ValueOf(keys[index], entry), entry.Flags, null, cancellationToken).ConfigureAwait(false) : null;
             }
         })).ConfigureAwait(false);
         return values;
@@ -94,24 +94,27 @@ internal sealed partial class CubbyClient
     {
         ArgumentNullException.ThrowIfNull(entries);
         options ??= CacheEntryOptions.Never;
+        var expiry = Expiry(options);
+        var tags = TagsOf(options);
+        var flags = tags is null ? options.Flags : options.Flags | CacheEntryFlags.Tagged;
+        var header = tags is null ? null : await TagHeaderAsync(tags, cancellationToken).ConfigureAwait(false);
         var keys = new string[entries.Count];
         var values = new byte[entries.Count][];
         for (var i = 0; i < entries.Count; i++)
         {
             keys[i] = entries[i].Key;
             CheckValue(entries[i].Value.Length, nameof(entries));
-            var value = ValueArray(entries[i].Value);
-            values[i] = (options.Flags & CacheEntryFlags.Compressed) != 0 ? EntryCompression.Compress(value) : value;
+            var value = header is null ? ValueArray(entries[i].Value) : Tagged(header, entries[i].Value.Span, nameof(entries));
+            values[i] = (flags & CacheEntryFlags.Compressed) != 0 ? EntryCompression.Compress(value) : value;
         }
 
         var batch = Group(keys);
-        var expiry = Expiry(options);
         var outcomes = new WriteOutcome[entries.Count];
         if (_shards.Batches is not null)
         {
             await Task.WhenAll(Enumerable.Range(0, keys.Length).Select(async index =>
                 outcomes[index] = await _shards.CallAsync(
-                    ShardOperation.Set(batch.Slots[index], batch.Encoded[index], values[index], expiry, options.Flags, ShardWriteCondition.Always),
+                    ShardOperation.Set(batch.Slots[index], batch.Encoded[index], values[index], expiry, flags, ShardWriteCondition.Always),
                     static result => result.Outcome,
                     static (grain, s) => grain.Set(s.Key, s.Value!, s.Expiry, s.Flags, s.Condition),
                     keys[index],
@@ -124,7 +127,7 @@ internal sealed partial class CubbyClient
             var shardValues = shard.Indexes.Select(index => values[index]).ToArray();
             var written = await _shards.CallAsync(
                 shard.Slot,
-                (Keys: batch.KeysOf(shard), Values: shardValues, Expiry: expiry, options.Flags),
+                (Keys: batch.KeysOf(shard), Values: shardValues, Expiry: expiry, Flags: flags),
                 static (grain, s) => grain.SetMany(s.Keys, s.Values, s.Expiry, s.Flags),
                 keys[shard.Indexes[0]],
                 cancellationToken).ConfigureAwait(false);

@@ -19,6 +19,16 @@ internal sealed partial class CubbyClient
     /// <summary>Whether an entry <see cref="TryGetKept"/> gave may still be served, without a lookup.</summary>
     internal bool IsServable(NearCacheEntry entry) => _near is { } near && near.Cache.IsServable(entry);
 
+    /// <summary>The near cache's <see cref="NearCache.TagChanges"/>, or 0 without one.</summary>
+    internal long TagChanges => _near?.Cache.TagChanges ?? 0;
+
+    /// <summary>
+    /// Whether no tag key, shard or link was dropped since <see cref="TagChanges"/> was <paramref name="changes"/>, and
+    /// <paramref name="validUntil"/> (near cache clock) is still ahead.
+    /// </summary>
+    internal bool TagsUnchanged(long changes, long validUntil) =>
+        _near is { } near && near.Cache.TagChanges == changes && near.Cache.Clock.Before(near.Cache.Clock.Approximately, validUntil);
+
     /// <summary>The near cache's clock, or one on <paramref name="fallback"/> when there is no near cache.</summary>
     internal NearCacheClock ClockOr(TimeProvider fallback) => _near?.Cache.Clock ?? new NearCacheClock(fallback);
 
@@ -66,7 +76,7 @@ internal sealed partial class CubbyClient
     }
 
     /// <summary>Asks the key's shard for its entry, or for the lease to fill it (<see cref="IShardGrain.Fill"/>).</summary>
-    internal async ValueTask<(FillStatus Status, byte[]? Value)> FillAsync(string key, Guid owner, bool ignorePresent, CancellationToken cancellationToken)
+    internal async ValueTask<(FillStatus Status, byte[]? Value, CacheEntryFlags Flags)> FillAsync(string key, Guid owner, bool ignorePresent, CancellationToken cancellationToken)
     {
         var (bytes, slot) = Key(key);
         var answer = await _shards.CallAsync(
@@ -75,7 +85,7 @@ internal sealed partial class CubbyClient
             static (grain, s) => grain.Fill(s.Key, s.Owner, s.Lease, s.Ignore),
             key,
             cancellationToken).ConfigureAwait(false);
-        return (answer.Status, answer.Entry is { } entry ? ValueOf(key, entry) : null);
+        return (answer.Status, answer.Entry is { } entry ? ValueOf(key, entry) : null, answer.Entry?.Flags ?? CacheEntryFlags.None);
     }
 
     /// <summary>Waits for another filler's lease on <paramref name="key"/> to end, at most half a try's timeout.</summary>

@@ -25,10 +25,11 @@ internal sealed partial class CubbyClient
     {
         ArgumentNullException.ThrowIfNull(factory);
         ArgumentNullException.ThrowIfNull(key);
-        if (_near is { } near && near.TryGet(key, out var kept))
+        if (_near is { } near && near.TryGet(key, out var kept)
+            && ((kept.Flags & CacheEntryFlags.Tagged) == 0 ? kept.Value : await UntaggedAsync(key, kept.Value, kept.Flags, kept, cancellationToken).ConfigureAwait(false)) is { } local)
         {
             Fills.LocalHit();
-            return _serializer.Deserialize<T>(kept.Value)!;
+            return _serializer.Deserialize<T>(local)!;
         }
 
         var cached = await GetAsync(key, cancellationToken).ConfigureAwait(false);
@@ -57,7 +58,7 @@ internal sealed partial class CubbyClient
             return await ClusterFill.RunAsync(
                 this,
                 key,
-                (found, _) => ValueTask.FromResult((true, _serializer.Deserialize<T>(found)!)),
+                async (found, flags, token) => await UntaggedAsync(key, found, flags, null, token).ConfigureAwait(false) is { } value ? (true, _serializer.Deserialize<T>(value)!) : (false, default!),
                 factory,
                 async (value, token) => await PutObjectAsync(key, value, options, token).ConfigureAwait(false),
                 present: false,

@@ -7,6 +7,7 @@ using Cubby.Client.Gateways;
 using Cubby.Client.NearCaching;
 using Cubby.Client.Serialization;
 using Cubby.Client.Shards;
+using Cubby.Client.Tagging;
 using Cubby.Sharding;
 using Microsoft.Extensions.Options;
 
@@ -49,6 +50,7 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         _shards = new ShardCalls(grains, _options.SlotCount, _options.OperationTimeout, gateway, batches);
         _copyValues = gateway is null;
         _near = nearCache is var (cache, renewals) ? new NearCacheReads(cache, renewals, _shards) : null;
+        Epochs = new TagEpochs(this);
 
         // While the connection still works, so that writes stop waiting for this client's near cache as it closes.
         if (_near is { } near)
@@ -81,7 +83,9 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
             ArgumentNullException.ThrowIfNull(key);
             if (near.TryGet(key, out var kept))
             {
-                return new ValueTask<byte[]?>(kept.Value);
+                return (kept.Flags & CacheEntryFlags.Tagged) == 0
+                    ? new ValueTask<byte[]?>(kept.Value)
+                    : UntaggedAsync(key, kept.Value, kept.Flags, kept, cancellationToken);
             }
         }
 
@@ -92,13 +96,16 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     {
         if (_near is not null)
         {
-            return await ReadNearAsync(key, cancellationToken).ConfigureAwait(false) is { } read ? new CacheEntry(read.Value, read.Flags, read.TimeToLive(_near!.Cache.Clock)) : null;
+            return await ReadNearAsync(key, cancellationToken).ConfigureAwait(false) is { } read
+                && await UntaggedAsync(key, read.Value, read.Flags, null, cancellationToken).ConfigureAwait(false) is { } nearValue
+                ? new CacheEntry(nearValue, read.Flags, read.TimeToLive(_near!.Cache.Clock))
+                : null;
         }
 
-        var entry = await ReadAsync(key, cancellationToken).ConfigureAwait(false);
-        return entry is null
-            ? null
-            : new CacheEntry(ValueOf(key, entry), entry.Flags, entry.TimeToLive < 0 ? null : TimeSpan.FromMilliseconds(entry.TimeToLive));
+        return await ReadAsync(key, cancellationToken).ConfigureAwait(false) is { } entry
+            && await UntaggedAsync(key, ValueOf(key, entry), entry.Flags, null, cancellationToken).ConfigureAwait(false) is { } value
+            ? new CacheEntry(value, entry.Flags, entry.TimeToLive < 0 ? null : TimeSpan.FromMilliseconds(entry.TimeToLive))
+            : null;
     }
 
     public async ValueTask<bool> ExistsAsync(string key, CancellationToken cancellationToken = default) =>
@@ -165,9 +172,23 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
 
     private ValueTask<WriteOutcome> PutAsync(string key, (byte[] Bytes, int Slot) target, byte[] value, CacheEntryOptions options, CancellationToken cancellationToken)
     {
-        var (bytes, slot) = target;
         var expiry = Expiry(options);
-        if ((options.Flags & CacheEntryFlags.Compressed) != 0)
+        return TagsOf(options) is { } tags
+            ? PutTaggedAsync(key, target, value, expiry, options.Flags, tags, cancellationToken)
+            : StoreAsync(key, target, value, expiry, options.Flags, cancellationToken);
+    }
+
+    private async ValueTask<WriteOutcome> PutTaggedAsync(
+        string key, (byte[] Bytes, int Slot) target, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, List<string> tags, CancellationToken cancellationToken)
+    {
+        var header = await TagHeaderAsync(tags, cancellationToken).ConfigureAwait(false);
+        return await StoreAsync(key, target, Tagged(header, value, nameof(value)), expiry, flags | CacheEntryFlags.Tagged, cancellationToken).ConfigureAwait(false);
+    }
+
+    private ValueTask<WriteOutcome> StoreAsync(string key, (byte[] Bytes, int Slot) target, byte[] value, ShardExpiry expiry, CacheEntryFlags flags, CancellationToken cancellationToken)
+    {
+        var (bytes, slot) = target;
+        if ((flags & CacheEntryFlags.Compressed) != 0)
         {
             value = EntryCompression.Compress(value);
         }
@@ -175,7 +196,7 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
         return DroppingAsync(
             key,
             _shards.CallAsync(
-                ShardOperation.Set(slot, bytes, value, expiry, options.Flags, ShardWriteCondition.Always),
+                ShardOperation.Set(slot, bytes, value, expiry, flags, ShardWriteCondition.Always),
                 static result => result.Outcome,
                 static (grain, s) => grain.Set(s.Key, s.Value!, s.Expiry, s.Flags, s.Condition),
                 key,
@@ -231,11 +252,13 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
     {
         if (_near is not null)
         {
-            return (await ReadNearAsync(key, cancellationToken).ConfigureAwait(false))?.Value;
+            return await ReadNearAsync(key, cancellationToken).ConfigureAwait(false) is { } read
+                ? await UntaggedAsync(key, read.Value, read.Flags, null, cancellationToken).ConfigureAwait(false)
+                : null;
         }
 
         var entry = await ReadAsync(key, cancellationToken).ConfigureAwait(false);
-        return entry is null ? null : ValueOf(key, entry);
+        return entry is null ? null : await UntaggedAsync(key, ValueOf(key, entry), entry.Flags, null, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>A read through the near cache: kept, or from the shard (and kept when it can be).</summary>

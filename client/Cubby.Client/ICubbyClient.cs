@@ -122,4 +122,23 @@ public interface ICubbyClient
     /// <param name="cancellationToken">Cancels the wait.</param>
     /// <returns>How many of the keys existed.</returns>
     ValueTask<int> EvictManyAsync(IReadOnlyList<string> keys, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Removes every entry written with <paramref name="tag"/> (<see cref="CacheEntryOptions.Tags"/>), through this
+    /// client or Cubby's HybridCache, whichever silos they live on: one write, whatever the number of entries.
+    /// </summary>
+    /// <param name="tag">The tag; non-empty, not <c>"*"</c>.</param>
+    /// <param name="cancellationToken">Cancels the wait.</param>
+    /// <returns>
+    /// Done once every entry carrying the tag is a miss for every client, near caches included; an entry written with the
+    /// tag afterwards is not affected. The entries stay stored until they expire or are written again (an
+    /// <see cref="ExistsAsync"/> still sees them).
+    /// </returns>
+    ValueTask RemoveByTagAsync(string tag, CancellationToken cancellationToken = default);
+
+    /// <summary>Removes every entry written with any of <paramref name="tags"/>, in one batch (see <see cref="RemoveByTagAsync(string, CancellationToken)"/>).</summary>
+    /// <param name="tags">The tags; each non-empty, not <c>"*"</c>.</param>
+    /// <param name="cancellationToken">Cancels the wait.</param>
+    /// <returns>Done once every entry carrying one of the tags is a miss for every client.</returns>
+    ValueTask RemoveByTagAsync(IEnumerable<string> tags, CancellationToken cancellationToken = default);
 }

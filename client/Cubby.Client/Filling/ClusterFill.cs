@@ -18,7 +18,7 @@ internal static class ClusterFill
     /// </summary>
     /// <param name="client">The client.</param>
     /// <param name="key">The key.</param>
-    /// <param name="accept">Whether an entry found is usable (a HybridCache entry whose tags moved on is not), and its value.</param>
+    /// <param name="accept">Whether an entry found (its value and flags) is usable (one whose tags moved on is not), and its value.</param>
     /// <param name="create">The factory.</param>
     /// <param name="store">Writes the created value; the filler's waiters wake when it lands.</param>
     /// <param name="present">Whether the key holds an entry the caller already found unusable.</param>
@@ -26,7 +26,7 @@ internal static class ClusterFill
     public static async ValueTask<T> RunAsync<T>(
         CubbyClient client,
         string key,
-        Func<byte[], CancellationToken, ValueTask<(bool Accepted, T Value)>> accept,
+        Func<byte[], CacheEntryFlags, CancellationToken, ValueTask<(bool Accepted, T Value)>> accept,
         Func<CancellationToken, ValueTask<T>> create,
         Func<T, CancellationToken, ValueTask> store,
         bool present,
@@ -37,11 +37,11 @@ internal static class ClusterFill
         var waited = false;
         while (true)
         {
-            var (status, found) = await client.FillAsync(key, owner, ignorePresent, cancellationToken).ConfigureAwait(false);
+            var (status, found, flags) = await client.FillAsync(key, owner, ignorePresent, cancellationToken).ConfigureAwait(false);
             switch (status)
             {
                 case FillStatus.Found:
-                    var (accepted, value) = await accept(found!, cancellationToken).ConfigureAwait(false);
+                    var (accepted, value) = await accept(found!, flags, cancellationToken).ConfigureAwait(false);
                     if (accepted)
                     {
                         client.Fills.RemoteHit();

@@ -117,7 +117,7 @@ internal sealed partial class CubbyHybridCache
             var filled = await ClusterFill.RunAsync(
                 _client,
                 key,
-                async (found, token) => await CurrentCopyAsync<T>(found, options, token).ConfigureAwait(false) is { } copy ? (true, copy.Read<T>(_serializers)) : (false, default!),
+                async (found, _, token) => await CurrentCopyAsync<T>(found, options, token).ConfigureAwait(false) is { } copy ? (true, copy.Read<T>(_serializers)) : (false, default!),
                 CreateAsync,
                 StoreCreatedAsync,
                 present: stored is not null,
@@ -132,7 +132,7 @@ internal sealed partial class CubbyHybridCache
 
     /// <summary>The copy of a stored entry when it is one this cache wrote and its tags' epochs still hold.</summary>
     private async ValueTask<LocalCopy?> CurrentCopyAsync<T>(byte[] stored, HybridCacheEntryOptions? options, CancellationToken cancellationToken) =>
-        LocalCopy.Of<T>(stored, _serializers, LocalDeadline(options)) is { } copy && await copy.IsCurrentAsync(_epochs, cancellationToken).ConfigureAwait(false) ? copy : null;
+        LocalCopy.Of<T>(stored, _serializers, LocalDeadline(options)) is { } copy && await copy.Epochs.IsCurrentAsync(_epochs, cancellationToken).ConfigureAwait(false) ? copy : null;
 
     /// <summary>
     /// A run shared by this instance's callers of one key. Its token is cancelled once every caller stopped waiting, as

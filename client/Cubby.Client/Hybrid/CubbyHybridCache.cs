@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Collections.Concurrent;
 using Cubby.Client.NearCaching;
+using Cubby.Client.Tagging;
 using Cubby.Diagnostics;
 using Microsoft.Extensions.Caching.Hybrid;
 using Microsoft.Extensions.Caching.Memory;
@@ -35,7 +36,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
     {
         _client = client;
         _serializers = serializers;
-        _epochs = new TagEpochs(client);
+        _epochs = client.Epochs;
         _localOnly = localOnly;
         _options = options.Value;
         _clock = client.ClockOr(time);
@@ -138,7 +139,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
             copy = stored as LocalCopy;
         }
 
-        if (copy is null || copy.Type != typeof(T) || !Unexpired(key, copy) || copy.IsCurrentKept(_epochs) != true)
+        if (copy is null || copy.Type != typeof(T) || !Unexpired(key, copy) || copy.Epochs.IsCurrentKept(_epochs) != true)
         {
             return false;
         }
@@ -151,7 +152,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
     /// <summary>The local-only copy of <paramref name="key"/> when its epochs hold, asking the cluster for those not kept.</summary>
     private async ValueTask<LocalCopy?> LocalOnlyAsync<T>(string key, CancellationToken cancellationToken) =>
         _anyLocalOnly && _localOnly.TryGetValue(key, out var stored) && stored is LocalCopy copy && copy.Type == typeof(T) && Unexpired(key, copy)
-            && await copy.IsCurrentAsync(_epochs, cancellationToken).ConfigureAwait(false)
+            && await copy.Epochs.IsCurrentAsync(_epochs, cancellationToken).ConfigureAwait(false)
             ? copy
             : null;
 
@@ -194,29 +195,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
         return true;
     }
 
-    private static List<string> TagsOf(IEnumerable<string>? tags)
-    {
-        var list = new List<string>();
-        if (tags is null)
-        {
-            return list;
-        }
-
-        foreach (var tag in tags)
-        {
-            if (string.IsNullOrEmpty(tag))
-            {
-                throw new ArgumentException("A tag must not be null or empty.", nameof(tags));
-            }
-
-            if (!list.Contains(tag, StringComparer.Ordinal))
-            {
-                list.Add(tag);
-            }
-        }
-
-        return list;
-    }
+    private static List<string> TagsOf(IEnumerable<string>? tags) => tags is null ? [] : TagEpochs.Distinct(tags, everything: true, nameof(tags));
 
     private void ForgetLocalOnly(string key)
     {
@@ -229,15 +208,8 @@ internal sealed partial class CubbyHybridCache : HybridCache
     /// <summary>Serializes <paramref name="value"/> behind the epochs of its tags; null when it is over the payload limit.</summary>
     private async ValueTask<byte[]?> EncodeAsync<T>(T value, IReadOnlyList<string> tags, CancellationToken cancellationToken)
     {
-        var all = await _epochs.EnsureAsync(TagEpochs.AllKey, cancellationToken).ConfigureAwait(false);
-        var epochs = new (string Tag, long Epoch)[tags.Count];
-        for (var i = 0; i < tags.Count; i++)
-        {
-            epochs[i] = (tags[i], await _epochs.EnsureAsync(TagEpochs.KeyOf(tags[i]), cancellationToken).ConfigureAwait(false));
-        }
-
         var writer = new ArrayBufferWriter<byte>();
-        HybridPayload.WriteHeader(writer, all, epochs);
+        await _epochs.WriteHeaderAsync(writer, tags, everything: true, cancellationToken).ConfigureAwait(false);
         _serializers.For<T>().Serialize(value, writer);
         if (writer.WrittenCount > _options.MaximumPayloadBytes)
         {

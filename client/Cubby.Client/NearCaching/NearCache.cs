@@ -38,6 +38,7 @@ internal sealed class NearCache : IDisposable
     private readonly ConcurrentDictionary<SiloAddress, TrackerLink> _links = new();
     private readonly Func<SiloAddress, TrackerLink> _newLink;
     private long _bytes;
+    private long _tagChanges;
 
     public NearCache(NearCacheOptions options, int slotCount, TimeProvider time, NearCacheMetrics metrics, Func<TrackerLink, INearCacheReader> reference)
     {
@@ -76,6 +77,13 @@ internal sealed class NearCache : IDisposable
 
     /// <summary>Called after each batch of invalidations is applied, for measuring how long pushes take.</summary>
     public Action? Applied { get; set; }
+
+    /// <summary>
+    /// Counts every drop of a tag's epoch key (<see cref="Tagging.TagEpochs.KeyPrefix"/>) and of a whole shard or link,
+    /// each counted once the entries it ends are marked: while the count stays, every kept epoch entry a caller found
+    /// servable still is, but for its lease and expiry. Lets a tagged hit check its epochs with one read.
+    /// </summary>
+    public long TagChanges => Volatile.Read(ref _tagChanges);
 
     /// <summary>The links to the silos reads were tracked by so far.</summary>
     public ICollection<TrackerLink> Links => _links.Values;
@@ -201,7 +209,15 @@ internal sealed class NearCache : IDisposable
         {
             Remove(key, kept);
         }
+
+        if (key.StartsWith(Tagging.TagEpochs.KeyPrefix, StringComparison.Ordinal))
+        {
+            Interlocked.Increment(ref _tagChanges);
+        }
     }
+
+    /// <summary>A shard's or a link's entries were all ended (their epoch moved on): counted in <see cref="TagChanges"/>.</summary>
+    public void Ended() => Interlocked.Increment(ref _tagChanges);
 
     /// <summary>
     /// Applies invalidations from the silo of <paramref name="link"/>; returns the keys whose new values were not kept
@@ -222,6 +238,7 @@ internal sealed class NearCache : IDisposable
                 if (invalidation.Slot < _slotEpochs.Length)
                 {
                     Interlocked.Increment(ref _slotEpochs[invalidation.Slot]);
+                    Ended();
                     Metrics.Invalidated(1);
                 }
             }

@@ -44,7 +44,11 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
     }
 
     /// <summary>Drops everything this link tracked.</summary>
-    public void EndEpoch() => Interlocked.Increment(ref _epoch);
+    public void EndEpoch()
+    {
+        Interlocked.Increment(ref _epoch);
+        cache.Ended();
+    }
 
     public bool TryStartRenewal() => Interlocked.CompareExchange(ref _renewing, 1, 0) == 0;
 

@@ -2,15 +2,16 @@ using System.Buffers;
 using System.Buffers.Binary;
 using System.Text;
 
-namespace Cubby.Client.Hybrid;
+namespace Cubby.Client.Tagging;
 
 /// <summary>
-/// The bytes <see cref="CubbyHybridCache"/> stores for an entry: a header with the epoch of every tag the entry carries
-/// (<see cref="TagEpochs"/>) as it was when the entry was written, then the serialized value. The layout is a marker
-/// byte, a version byte, the epoch of <c>"*"</c>, the tag count, each tag as its UTF-8 length, bytes and epoch, then the
-/// value; numbers are little-endian, lengths 16-bit.
+/// The bytes stored for an entry that carries tags (Cubby's HybridCache's entries, and <see cref="ICubbyClient"/>
+/// entries written with <see cref="CacheEntryOptions.Tags"/>): a header with the epoch of every tag the entry carries
+/// (<see cref="TagEpochs"/>) as it was when the entry was written, then the value. The layout is a marker byte, a
+/// version byte, the epoch of <c>"*"</c> (0 when the entry does not carry it), the tag count, each tag as its UTF-8
+/// length, bytes and epoch, then the value; numbers are little-endian, lengths 16-bit.
 /// </summary>
-internal static class HybridPayload
+internal static class TaggedPayload
 {
     private const byte Marker = 0xC7;
     private const byte Version = 1;
@@ -36,8 +37,8 @@ internal static class HybridPayload
         }
     }
 
-    /// <summary>Reads a stored entry's header; false when the bytes are not an entry this cache wrote.</summary>
-    public static bool TryRead(byte[] payload, out HybridHeader header)
+    /// <summary>Reads a stored entry's header; false when the bytes do not start with one.</summary>
+    public static bool TryRead(byte[] payload, out TaggedHeader header)
     {
         header = default;
         var span = payload.AsSpan();
@@ -68,10 +69,10 @@ internal static class HybridPayload
             offset += length + sizeof(long);
         }
 
-        header = new HybridHeader(allEpoch, tags, offset);
+        header = new TaggedHeader(allEpoch, tags, offset);
         return true;
     }
 }
 
 /// <summary>A stored entry's header: the epochs it was written under, and where its value starts.</summary>
-internal readonly record struct HybridHeader(long AllEpoch, (string Tag, long Epoch)[] Tags, int ValueOffset);
+internal readonly record struct TaggedHeader(long AllEpoch, (string Tag, long Epoch)[] Tags, int ValueOffset);

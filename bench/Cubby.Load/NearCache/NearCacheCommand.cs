@@ -60,7 +60,7 @@ internal static class NearCacheCommand
 
         // Measured again while the two processes load the silo, by a third client pair in this process.
         var loaded = new Dictionary<NearCacheCoherence, PushDelays>();
-        var results = new List<(string Stack, Staleness Staleness, double CpuPerOperation)>();
+        var results = new List<(string Stack, Staleness Staleness, double CpuPerOperation, double ClientCpuPerOperation)>();
         foreach (var stack in CacheStacks.All)
         {
             var coherence = CacheStacks.CoherenceOf(stack);
@@ -76,7 +76,7 @@ internal static class NearCacheCommand
                 })
                 : null;
             var pushDelayMs = Math.Max(0, idle[coherence ?? NearCacheCoherence.Pushed].Delay.P99) / 1000;
-            var staleness = await RunStackAsync(stack, port, keys, callers, seconds, pushDelayMs, log).ConfigureAwait(false);
+            var (staleness, clientCpu) = await RunStackAsync(stack, port, keys, callers, seconds, pushDelayMs, log).ConfigureAwait(false);
             var cpu = server.CpuSeconds - cpuBefore;
             await stopProbe.CancelAsync().ConfigureAwait(false);
             if (probe is not null)
@@ -85,7 +85,8 @@ internal static class NearCacheCommand
                 await log.WriteLineAsync($"push delay, under the load, {coherence}: {loaded[coherence.Value]}").ConfigureAwait(false);
             }
 
-            results.Add((stack, staleness, cpu * 1e6 / Math.Max(1, staleness.Reads + staleness.Writes)));
+            var operations = Math.Max(1, staleness.Reads + staleness.Writes);
+            results.Add((stack, staleness, cpu * 1e6 / operations, clientCpu * 1e6 / operations));
         }
 
         Directory.CreateDirectory(outDirectory);
@@ -93,14 +94,15 @@ internal static class NearCacheCommand
         await File.WriteAllTextAsync(stem + ".md", Markdown(results, idle, loaded, keys, callers, seconds)).ConfigureAwait(false);
         if (tools.Gnuplot is { } gnuplot)
         {
-            await NearCacheChart.WriteAsync(results.Select(static r => (r.Stack, r.Staleness)).ToList(), gnuplot, stem + ".svg").ConfigureAwait(false);
+            await NearCacheChart.WriteAsync(results.ConvertAll(static r => (r.Stack, r.Staleness)), gnuplot, stem + ".svg").ConfigureAwait(false);
         }
 
         await log.WriteLineAsync($"Wrote {stem}.md{(tools.Gnuplot is null ? " (no gnuplot: no chart)" : " and .svg")}").ConfigureAwait(false);
         return 0;
     }
 
-    private static async Task<Staleness> RunStackAsync(string stack, int port, int keys, int callers, double seconds, double pushDelayMs, TextWriter log)
+    /// <summary>Runs one stack's two worker processes; returns what they saw and the CPU seconds they used over the run.</summary>
+    private static async Task<(Staleness Staleness, double ClientCpuSeconds)> RunStackAsync(string stack, int port, int keys, int callers, double seconds, double pushDelayMs, TextWriter log)
     {
         var work = Directory.CreateTempSubdirectory("cubby-near-");
         try
@@ -116,6 +118,7 @@ internal static class NearCacheCommand
                     "--start-at", startAt.ToString(CultureInfo.InvariantCulture), "--out", Path.Combine(work.FullName, $"{index}.log"),
                 ],
                 TimeSpan.FromSeconds(seconds + 120))).ToArray();
+            var clientCpu = 0.0;
             foreach (var (exitCode, output, errors) in await Task.WhenAll(workers).ConfigureAwait(false))
             {
                 if (exitCode != 0)
@@ -123,17 +126,24 @@ internal static class NearCacheCommand
                     throw new HarnessException($"a {stack} worker failed with exit code {exitCode}:\n{ExternalProcess.Tail(output + errors)}");
                 }
 
-                if (output.Trim() is { Length: > 0 } said)
+                foreach (var line in output.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
                 {
-                    await log.WriteLineAsync($"{stack} {said}").ConfigureAwait(false);
+                    if (line.StartsWith(NearCacheWorker.ClientCpuPrefix, StringComparison.Ordinal))
+                    {
+                        clientCpu += double.Parse(line[NearCacheWorker.ClientCpuPrefix.Length..], CultureInfo.InvariantCulture);
+                    }
+                    else
+                    {
+                        await log.WriteLineAsync($"{stack} {line}").ConfigureAwait(false);
+                    }
                 }
             }
 
             var staleness = Staleness.Of([.. Enumerable.Range(0, Processes).Select(index => OperationLog.Load(Path.Combine(work.FullName, $"{index}.log")))], keys, pushDelayMs);
             await log.WriteLineAsync(string.Create(
                 CultureInfo.InvariantCulture,
-                $"{stack}: {staleness.Reads / staleness.Seconds:0} reads/s, {staleness.Writes / staleness.Seconds:0} writes/s, {staleness.Stale} stale reads ({staleness.BeyondPushDelay} beyond the push delay p99), oldest {staleness.MaxAgeMs:0.#} ms")).ConfigureAwait(false);
-            return staleness;
+                $"{stack}: {staleness.Reads / staleness.Seconds:0} reads/s, {staleness.Writes / staleness.Seconds:0} writes/s, clients' CPU {clientCpu:0.0} s, {staleness.Stale} stale reads ({staleness.BeyondPushDelay} beyond the push delay p99), oldest {staleness.MaxAgeMs:0.#} ms")).ConfigureAwait(false);
+            return (staleness, clientCpu);
         }
         finally
         {
@@ -141,7 +151,7 @@ internal static class NearCacheCommand
         }
     }
 
-    private static string Markdown(List<(string Stack, Staleness Staleness, double CpuPerOperation)> results, Dictionary<NearCacheCoherence, PushDelays> idle, Dictionary<NearCacheCoherence, PushDelays> loaded, int keys, int callers, double seconds)
+    private static string Markdown(List<(string Stack, Staleness Staleness, double CpuPerOperation, double ClientCpuPerOperation)> results, Dictionary<NearCacheCoherence, PushDelays> idle, Dictionary<NearCacheCoherence, PushDelays> loaded, int keys, int callers, double seconds)
     {
         var text = new StringBuilder()
             .AppendLine("# Near caches side by side")
@@ -159,22 +169,24 @@ internal static class NearCacheCommand
         text.AppendLine()
             .AppendLine("A read is stale when it returned a version older than one acknowledged (by either process) before the read began; its age is how long before.")
             .AppendLine()
-            .Append("| Stack | Reads/s | Writes/s | Write p50 µs | Write p99 µs | Server CPU µs per op | Misses | Stale reads |");
+            .AppendLine("Server CPU is the silo's (or Redis's) per operation; client CPU the two worker processes' together, per operation. All share the machine's cores, so a server that takes more CPU leaves the clients less.")
+            .AppendLine()
+            .Append("| Stack | Reads/s | Writes/s | Write p50 µs | Write p99 µs | Server CPU µs per op | Client CPU µs per op | Misses | Stale reads |");
         foreach (var threshold in Staleness.Thresholds)
         {
             text.Append(CultureInfo.InvariantCulture, $" older than {threshold:0.#} ms |");
         }
 
-        text.AppendLine(" beyond idle push delay p99 | Oldest ms |").Append("|---|---:|---:|---:|---:|---:|---:|---:|");
+        text.AppendLine(" beyond idle push delay p99 | Oldest ms |").Append("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var _ in Staleness.Thresholds)
         {
             text.Append("---:|");
         }
 
         text.AppendLine("---:|---:|");
-        foreach (var (stack, s, cpu) in results)
+        foreach (var (stack, s, cpu, clientCpu) in results)
         {
-            text.Append(CultureInfo.InvariantCulture, $"| {CacheStacks.Describe(stack)} | {s.Reads / s.Seconds:0} | {s.Writes / s.Seconds:0} | {s.WriteP50Us:0} | {s.WriteP99Us:0} | {cpu:0.00} | {s.Misses} | {s.Stale} |");
+            text.Append(CultureInfo.InvariantCulture, $"| {CacheStacks.Describe(stack)} | {s.Reads / s.Seconds:0} | {s.Writes / s.Seconds:0} | {s.WriteP50Us:0} | {s.WriteP99Us:0} | {cpu:0.00} | {clientCpu:0.00} | {s.Misses} | {s.Stale} |");
             foreach (var count in s.StaleBeyond)
             {
                 text.Append(CultureInfo.InvariantCulture, $" {count} |");

@@ -54,6 +54,7 @@ internal static class NearCacheWorker
 
         var zipf = new ZipfKeys(keys);
         var logs = new OperationLog[callers];
+        var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
         var clock = Stopwatch.StartNew();
         var until = TimeSpan.FromSeconds(seconds);
         await Task.WhenAll(Enumerable.Range(0, callers).Select(caller => Task.Run(async () =>
@@ -102,6 +103,7 @@ internal static class NearCacheWorker
             }
         }))).ConfigureAwait(false);
 
+        var cpu = Process.GetCurrentProcess().TotalProcessorTime - cpuBefore;
         var all = new OperationLog { Seconds = clock.Elapsed.TotalSeconds };
         foreach (var log in logs)
         {
@@ -116,8 +118,13 @@ internal static class NearCacheWorker
             Console.WriteLine($"process {index}: {statistics}");
         }
 
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{ClientCpuPrefix}{cpu.TotalSeconds:0.000}"));
+
         return 0;
     }
+
+    /// <summary>Starts the line that gives the process's CPU seconds over the timed run.</summary>
+    public const string ClientCpuPrefix = "client cpu seconds: ";
 
     public static string KeyName(int rank) => $"zipf:{rank}";
 

@@ -13,7 +13,8 @@ namespace Cubby.Load;
 /// Get allocates on each side (<see cref="AllocationCommand"/>); <c>-- cluster</c> a gateway client's Gets against one silo
 /// process and against several (<see cref="ClusterCommand"/>); <c>-- nearcache</c> near caches side by side
 /// (<see cref="NearCache.NearCacheCommand"/>); <c>-- hybrid-tags</c> Cubby's HybridCache removing a tag over several silos
-/// (<see cref="Hybrid.TagRemovalCommand"/>).
+/// (<see cref="Hybrid.TagRemovalCommand"/>); <c>-- faults</c> silos in network namespaces with a partition, and what
+/// clients saw checked (<see cref="Faults.FaultsCommand"/>).
 /// </summary>
 internal static class Program
 {
@@ -62,6 +63,11 @@ internal static class Program
         if (args is ["hybrid-tags", .. var tagArguments])
         {
             return await RunCommandAsync(() => Hybrid.TagRemovalCommand.RunAsync(tagArguments, Console.Out)).ConfigureAwait(false);
+        }
+
+        if (args is ["faults", .. var faultArguments])
+        {
+            return await RunCommandAsync(() => Faults.FaultsCommand.RunAsync(faultArguments, Console.Out)).ConfigureAwait(false);
         }
 
         if (args is ["replicas", .. var replicasArguments])

@@ -1,0 +1,95 @@
+using System.Diagnostics;
+
+namespace Cubby.Load.Faults;
+
+/// <summary>
+/// Checks a <see cref="RegisterHistory"/> against what Cubby promises of a register with one writer: a read never
+/// returns a value older than one whose write was acknowledged before the read began (a stale read), and once the
+/// faults are over, every register reads back at least its last acknowledged value (else the write was lost).
+/// </summary>
+internal static class RegisterChecker
+{
+    /// <summary>
+    /// The violations in <paramref name="history"/>, each with the operations that show it; <paramref name="final"/> is
+    /// what each register read back after the faults ended (register to value, 0 for nothing).
+    /// </summary>
+    public static RegisterReport Check(RegisterHistory history, IReadOnlyDictionary<int, long> final)
+    {
+        // Per register, its acknowledged writes by acknowledgment time, and the largest value acknowledged by then.
+        var acknowledged = history.Writes
+            .Where(static write => write.Acknowledged is not null)
+            .GroupBy(static write => write.Register)
+            .ToDictionary(static group => group.Key, static group => Prefix(group.OrderBy(static write => write.Acknowledged!.Value)));
+
+        var stale = new List<StaleRead>();
+        var reads = 0;
+        foreach (var read in history.Reads)
+        {
+            reads++;
+            if (acknowledged.TryGetValue(read.Register, out var writes) && FirstNewerBefore(writes, read.Value, read.Began) is { } newer)
+            {
+                stale.Add(new StaleRead(read, newer, Stopwatch.GetElapsedTime(newer.Acknowledged!.Value, read.Began)));
+            }
+        }
+
+        var lost = new List<LostWrite>();
+        foreach (var (register, writes) in acknowledged)
+        {
+            var last = writes[^1].Write;
+            var readBack = final.GetValueOrDefault(register);
+            if (readBack < last.Value)
+            {
+                lost.Add(new LostWrite(last, readBack));
+            }
+        }
+
+        return new RegisterReport(reads, acknowledged.Values.Sum(static writes => writes.Length), stale, lost);
+    }
+
+    /// <summary>Each write with the largest value acknowledged up to it (acknowledgments may come out of order).</summary>
+    private static (RegisterWrite Write, long Largest)[] Prefix(IEnumerable<RegisterWrite> ordered)
+    {
+        var largest = long.MinValue;
+        return [.. ordered.Select(write => (write, largest = Math.Max(largest, write.Value)))];
+    }
+
+    /// <summary>
+    /// The first write acknowledged with a value above <paramref name="value"/>, if that was before
+    /// <paramref name="time"/>: the read that began then and returned <paramref name="value"/> was stale since.
+    /// </summary>
+    private static RegisterWrite? FirstNewerBefore((RegisterWrite Write, long Largest)[] writes, long value, long time)
+    {
+        // The running largest value only grows along the acknowledgments: the first above the value is found by halving.
+        int low = 0, high = writes.Length - 1, found = -1;
+        while (low <= high)
+        {
+            var middle = (low + high) / 2;
+            if (writes[middle].Largest > value)
+            {
+                found = middle;
+                high = middle - 1;
+            }
+            else
+            {
+                low = middle + 1;
+            }
+        }
+
+        return found >= 0 && writes[found].Write.Acknowledged!.Value < time ? writes[found].Write : null;
+    }
+}
+
+/// <summary>What <see cref="RegisterChecker"/> found.</summary>
+internal sealed record RegisterReport(int Reads, int AcknowledgedWrites, IReadOnlyList<StaleRead> Stale, IReadOnlyList<LostWrite> Lost)
+{
+    public bool Passed => Stale.Count == 0 && Lost.Count == 0;
+
+    /// <summary>The oldest a stale read was: how long before it began a newer value had first been acknowledged.</summary>
+    public TimeSpan OldestStale => Stale.Count == 0 ? TimeSpan.Zero : Stale.Max(static read => read.Behind);
+}
+
+/// <summary>A read whose value had been superseded by an acknowledged write <see cref="Behind"/> before it began.</summary>
+internal sealed record StaleRead(RegisterRead Read, RegisterWrite Newer, TimeSpan Behind);
+
+/// <summary>A register whose last acknowledged write did not read back after the faults.</summary>
+internal sealed record LostWrite(RegisterWrite Write, long ReadBack);

@@ -1,0 +1,88 @@
+using Cubby.Load.Faults;
+
+namespace Cubby.Tests.Bench;
+
+/// <summary>The fault harness's checker on histories made by hand: what it must flag, and what it must let pass.</summary>
+public sealed class RegisterCheckerTests
+{
+    [Fact]
+    public void A_read_of_a_value_older_than_one_acknowledged_before_it_began_is_stale()
+    {
+        var history = new RegisterHistory();
+        history.Wrote(1, 1, sent: 10, acknowledged: 20, via: "a");
+        history.Wrote(1, 2, sent: 30, acknowledged: 40, via: "a");
+        history.Read(1, 1, began: 50, ended: 60, via: "b");
+        history.Read(1, 2, began: 50, ended: 60, via: "c");
+
+        var report = RegisterChecker.Check(history, new Dictionary<int, long> { [1] = 2 });
+
+        var stale = Assert.Single(report.Stale);
+        Assert.Equal("b", stale.Read.Via);
+        Assert.Equal(2, stale.Newer.Value);
+        Assert.Equal(System.Diagnostics.Stopwatch.GetElapsedTime(40, 50), stale.Behind);
+        Assert.Empty(report.Lost);
+        Assert.False(report.Passed);
+    }
+
+    [Fact]
+    public void Reads_overlapping_a_write_and_writes_never_acknowledged_may_return_either_value()
+    {
+        var history = new RegisterHistory();
+        history.Wrote(1, 1, sent: 10, acknowledged: 20, via: "a");
+        history.Wrote(1, 2, sent: 30, acknowledged: 40, via: "a");
+        history.Wrote(1, 3, sent: 50, acknowledged: null, via: "a");
+
+        // Began before the acknowledgment of 2: 1 is still a right answer; 3 may have been applied.
+        history.Read(1, 1, began: 35, ended: 45, via: "b");
+        history.Read(1, 3, began: 60, ended: 70, via: "b");
+        history.Read(1, 2, began: 60, ended: 70, via: "b");
+
+        var report = RegisterChecker.Check(history, new Dictionary<int, long> { [1] = 2 });
+
+        Assert.True(report.Passed);
+        Assert.Equal(3, report.Reads);
+        Assert.Equal(2, report.AcknowledgedWrites);
+    }
+
+    [Fact]
+    public void A_stale_read_is_as_old_as_the_first_write_that_superseded_its_value()
+    {
+        var history = new RegisterHistory();
+        history.Wrote(1, 1, sent: 10, acknowledged: 20, via: "a");
+        history.Wrote(1, 2, sent: 30, acknowledged: 40, via: "a");
+        history.Wrote(1, 3, sent: 50, acknowledged: 60, via: "a");
+        history.Read(1, 1, began: 70, ended: 80, via: "b");
+
+        var stale = Assert.Single(RegisterChecker.Check(history, new Dictionary<int, long> { [1] = 3 }).Stale);
+
+        Assert.Equal(2, stale.Newer.Value);
+        Assert.Equal(System.Diagnostics.Stopwatch.GetElapsedTime(40, 70), stale.Behind);
+    }
+
+    [Fact]
+    public void Acknowledgments_out_of_order_count_the_largest_value_acknowledged_by_then()
+    {
+        var history = new RegisterHistory();
+        history.Wrote(1, 2, sent: 10, acknowledged: 20, via: "a");
+        history.Wrote(1, 1, sent: 5, acknowledged: 25, via: "a");
+        history.Read(1, 1, began: 30, ended: 35, via: "b");
+
+        var report = RegisterChecker.Check(history, new Dictionary<int, long> { [1] = 2 });
+
+        Assert.Equal(2, Assert.Single(report.Stale).Newer.Value);
+    }
+
+    [Fact]
+    public void A_register_that_reads_back_less_than_its_last_acknowledged_value_lost_a_write()
+    {
+        var history = new RegisterHistory();
+        history.Wrote(1, 1, sent: 10, acknowledged: 20, via: "a");
+        history.Wrote(2, 5, sent: 10, acknowledged: 20, via: "a");
+
+        var report = RegisterChecker.Check(history, new Dictionary<int, long> { [1] = 1 });
+
+        var lost = Assert.Single(report.Lost);
+        Assert.Equal(2, lost.Write.Register);
+        Assert.Equal(0, lost.ReadBack);
+    }
+}

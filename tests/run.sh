@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs Cubby's whole test suite. Installs the Debian packages the tests drive when they are missing: redis-tools
 # (redis-cli, redis-benchmark), redis-server, gnuplot (the load harness's quick run), chromium (the dashboard), tcpdump
-# (what crosses Orleans' links with and without TLS), Node.js and npm (node-redis, installed from tests/node-redis's
+# (what crosses Orleans' links with and without TLS), iproute2 and iptables (the fault harness's network), Node.js and npm (node-redis, installed from tests/node-redis's
 # lock file), and PostgreSQL's server binaries unless CUBBY_TEST_POSTGRES names a database. The harness installs
 # garnet-server (a .NET tool) itself.
 set -euo pipefail
@@ -14,6 +14,9 @@ command -v gnuplot >/dev/null 2>&1 || need+=(gnuplot-nox)
 # The dashboard tests drive Debian's Chromium through Playwright; no browser is ever downloaded.
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v tcpdump >/dev/null 2>&1 || need+=(tcpdump)
+# The fault harness's network (bench/Cubby.Load/Faults): namespaces and veth links (iproute2), partitions (iptables).
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v iptables >/dev/null 2>&1 || need+=(iptables)
 # node-redis's client-side cache is tested against the silo (tests/node-redis).
 command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
 if [ -z "${CUBBY_TEST_POSTGRES:-}" ] && ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then

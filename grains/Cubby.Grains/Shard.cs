@@ -78,6 +78,12 @@ internal sealed partial class Shard : IDisposable
     public long EvictedCount => Volatile.Read(ref _evicted);
 
     /// <summary>
+    /// Whether this silo may serve its shards now (it confirmed lately that it is still a member of the cluster): a
+    /// caller's turn is refused with <see cref="Sharding.SiloFencedException"/> when it may not. Null without Orleans.
+    /// </summary>
+    public Fencing.ServingFence? Fence { get; init; }
+
+    /// <summary>
     /// Turns callers have taken on this shard: commands through the RESP door, commands relayed from other silos, and
     /// the client's calls, however they reached it. Counted in the turn, so without an atomic operation; read without it.
     /// </summary>
@@ -87,7 +93,11 @@ internal sealed partial class Shard : IDisposable
     /// Holds this grain's turn across several calls, for commands that must be atomic over several slots (MSETNX).
     /// Turns are re-entrant on the holding thread. Callers take several grains in ascending slot order.
     /// </summary>
-    public void EnterTurn() => _turn.Enter();
+    public void EnterTurn()
+    {
+        Fence?.ThrowIfNotServing(Slot);
+        _turn.Enter();
+    }
 
     /// <summary>
     /// Releases a turn taken with <see cref="EnterTurn"/> or <see cref="TryEnterTurn"/>, sealing what it changed into
@@ -109,6 +119,7 @@ internal sealed partial class Shard : IDisposable
     /// <summary>Holds this shard's turn until the scope is disposed: a grain call's entry operations run in it.</summary>
     public Turn TakeTurn()
     {
+        Fence?.ThrowIfNotServing(Slot);
         _turn.Enter();
         return new Turn(this);
     }
@@ -121,10 +132,16 @@ internal sealed partial class Shard : IDisposable
 
     /// <summary>
     /// Takes this shard's turn for a caller outside its grain, unless the shard is closed: its grain is deactivating
-    /// or moving, and calls must go through Orleans to wherever it lands. Waits for a turn in progress.
+    /// or moving, and calls must go through Orleans to wherever it lands (as they must, to be refused, while the silo
+    /// is fenced). Waits for a turn in progress.
     /// </summary>
     public bool TryEnterTurn()
     {
+        if (Fence is { IsServing: false })
+        {
+            return false;
+        }
+
         _turn.Enter();
         if (!_closed && !_disposed && IsFreeForCaller())
         {

@@ -88,6 +88,9 @@ internal sealed class ShardCatalog : IDisposable
     /// <summary>Which silos' tracking connections read which keys of the shards here; null without Orleans (benchmarks, tests).</summary>
     public Tracking.ReadTracking? Tracking { get; init; }
 
+    /// <summary>Whether this silo may serve its shards now; null without Orleans around the catalog (always may).</summary>
+    public Fencing.ServingFence? Fence { get; init; }
+
     /// <summary>The shard of <paramref name="slot"/> if one is active here; never creates one.</summary>
     public Shard? Find(int slot) => Volatile.Read(ref _shards[slot]);
 
@@ -260,7 +263,7 @@ internal sealed class ShardCatalog : IDisposable
 
     private Shard NewShard(int slot)
     {
-        var shard = new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes) { Tracking = Tracking };
+        var shard = new Shard(slot, _stores.Create(), Budget, Evictor, _time, _options.MaxValueBytes) { Tracking = Tracking, Fence = Fence };
         lock (_holdersGate)
         {
             Volatile.Write(ref _holders[slot], [.. (_holders[slot] ?? []).Where(static holder => !holder.IsDisposed), shard]);

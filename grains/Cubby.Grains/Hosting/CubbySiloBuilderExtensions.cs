@@ -53,7 +53,12 @@ public static class CubbySiloBuilderExtensions
         silo.Services.AddSingleton(services => new ShardCatalog(options, services.GetKeyedService<TimeProvider>(EntryClockKey) ?? services.GetRequiredService<TimeProvider>(), stores)
         {
             Tracking = services.GetRequiredService<Tracking.ReadTracking>(),
+            Fence = services.GetRequiredService<Fencing.ServingFence>(),
         });
+        silo.Services.AddSingleton(static services => Fencing.ServingFence.For(services.GetRequiredService<Microsoft.Extensions.Options.IOptions<ClusterMembershipOptions>>().Value));
+        silo.AddGrainService<Fencing.MembershipWitness>();
+        silo.Services.AddSingleton<Fencing.FenceKeeper>();
+        silo.Services.AddHostedService(static services => services.GetRequiredService<Fencing.FenceKeeper>());
         silo.Services.AddSingleton(services => new Tracking.ReadTracking(services, options.TrackingTableMaxKeys));
         silo.AddGrainService<Tracking.BroadcastTrackingService>();
         silo.Services.AddSingleton<Tracking.BroadcastPublisher>();

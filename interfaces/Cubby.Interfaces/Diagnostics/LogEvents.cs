@@ -61,6 +61,18 @@ public static class LogEvents
     /// <summary>A primary shard learned that a newer primary holds its replicas, and stopped acknowledging writes.</summary>
     public const int ShardFenced = 3022;
 
+    /// <summary>This silo could not confirm it is still a member of the cluster, and stopped serving its shards.</summary>
+    public const int SiloFenced = 3026;
+
+    /// <summary>This silo confirmed it is a member of the cluster again, and serves its shards.</summary>
+    public const int SiloUnfenced = 3027;
+
+    /// <summary>This silo learned the cluster declared it dead, and serves no shard again.</summary>
+    public const int SiloDeclaredDead = 3028;
+
+    /// <summary>A round confirming this silo's membership failed (it confirmed nothing).</summary>
+    public const int FenceRoundFailed = 3029;
+
     /// <summary>A shard's new activation took over the replica its silo kept, after its primary's silo died.</summary>
     public const int ReplicaPromoted = 3023;
 

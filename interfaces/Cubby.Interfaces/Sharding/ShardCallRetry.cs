@@ -61,7 +61,7 @@ public static class ShardCallRetry
     /// <summary>Whether <paramref name="exception"/> says only that the shard could not be reached for now.</summary>
     public static bool IsTransient(Exception exception) =>
         exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or GatewayTooBusyException
-            or Orleans.Runtime.Messaging.ConnectionFailedException;
+            or Orleans.Runtime.Messaging.ConnectionFailedException or SiloFencedException;
 
     /// <summary>
     /// Whether <paramref name="exception"/> says only that the shard could not be reached for now, counting a

@@ -57,6 +57,23 @@ public sealed class FaultNetworkTests
         Assert.DoesNotContain(spaces[1], listing, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task A_silo_cut_off_from_its_peers_serves_no_stale_read_and_no_acknowledged_write_is_lost()
+    {
+        // The harness's first scenario, shortened: registers written through one silo and read through all three while
+        // the last is cut off from its peers (not from its clients), then healed. Exit code 0: its checker found nothing.
+        var start = DotnetProcess.StartInfo(Path.Combine(AppContext.BaseDirectory, "Cubby.Load.dll"), ["faults", "--cut", "10", "--settle", "10", "--silo", SiloProcess.SiloAssemblyPath]);
+        using var process = System.Diagnostics.Process.Start(start)!;
+        process.StandardInput.Close();
+        var output = process.StandardOutput.ReadToEndAsync();
+        var errors = process.StandardError.ReadToEndAsync();
+        await process.WaitForExitAsync().WaitAsync(TimeSpan.FromMinutes(3));
+        var said = await output + await errors;
+
+        Assert.True(process.ExitCode == 0, $"faults exited with {process.ExitCode}:\n{said}");
+        Assert.Matches(@"[1-9]\d* reads, [1-9]\d* acknowledged writes: 0 stale reads .*, 0 lost writes", said);
+    }
+
     private static NodeSilo Silo(FaultNetwork network, int node, string[] arguments) =>
         NodeSilo.Start(network, node, Cubby.Load.ExternalProcess.Which("dotnet") ?? "dotnet", SiloProcess.SiloAssemblyPath, arguments);
 

@@ -6,13 +6,13 @@ namespace Cubby.Load.Faults;
 
 /// <summary>
 /// <c>faults</c>: silos in a <see cref="FaultNetwork"/>, registers written through the RESP door of one silo and read
-/// through every silo's, while one silo is cut off from its peers (not from its clients) and healed; then the
+/// through every silo's, while one silo is cut off from its peers (not from its clients) or paused, and healed; then the
 /// <see cref="RegisterChecker"/> says which reads were stale and which acknowledged writes were lost. The first scenario
 /// of the fault harness: random schedules of every fault kind come next (docs/faults.md).
 /// </summary>
 internal static class FaultsCommand
 {
-    public const string Usage = "faults [--silos N (3)] [--registers R (16)] [--cut SECONDS (20)] [--settle SECONDS (20)] [--silo PATH]";
+    public const string Usage = "faults [--fault cut|pause (cut)] [--silos N (3)] [--registers R (16)] [--cut SECONDS (20)] [--settle SECONDS (20)] [--silo PATH]";
 
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(2);
 
@@ -21,8 +21,10 @@ internal static class FaultsCommand
         int silos = 3, registers = 16;
         double cutSeconds = 20, settleSeconds = 20;
         string? siloPath = null;
+        var fault = "cut";
         var known = await CommandOptions.ReadAsync(args, Usage, new Dictionary<string, Action<string>>
         {
+            ["--fault"] = value => fault = value is "cut" or "pause" ? value : throw new HarnessException($"--fault is cut or pause, not '{value}'."),
             ["--silos"] = value => silos = int.Parse(value, CultureInfo.InvariantCulture),
             ["--registers"] = value => registers = int.Parse(value, CultureInfo.InvariantCulture),
             ["--cut"] = value => cutSeconds = double.Parse(value, CultureInfo.InvariantCulture),
@@ -53,7 +55,7 @@ internal static class FaultsCommand
             }
 
             await log.WriteLineAsync($"{silos} silos up in namespaces on 127.100.x; clients at {network.ClientAddress}").ConfigureAwait(false);
-            var report = await RunScenarioAsync(network, nodes, registers, TimeSpan.FromSeconds(cutSeconds), TimeSpan.FromSeconds(settleSeconds), log).ConfigureAwait(false);
+            var report = await RunScenarioAsync(network, nodes, fault, registers, TimeSpan.FromSeconds(cutSeconds), TimeSpan.FromSeconds(settleSeconds), log).ConfigureAwait(false);
             await log.WriteLineAsync(Describe(report)).ConfigureAwait(false);
             return report.Passed ? 0 : 3;
         }
@@ -63,7 +65,7 @@ internal static class FaultsCommand
         }
     }
 
-    private static async Task<RegisterReport> RunScenarioAsync(FaultNetwork network, List<NodeSilo> nodes, int registers, TimeSpan cut, TimeSpan settle, TextWriter log)
+    private static async Task<RegisterReport> RunScenarioAsync(FaultNetwork network, List<NodeSilo> nodes, string fault, int registers, TimeSpan cut, TimeSpan settle, TextWriter log)
     {
         var connections = await Task.WhenAll(nodes.Select(static node => ConnectAsync(node))).ConfigureAwait(false);
         try
@@ -75,13 +77,30 @@ internal static class FaultsCommand
                 .Concat(connections.SelectMany((connection, index) => Enumerable.Range(0, 2).Select(reader => ReadAsync(connection, nodes[index], registers, history, reader, stop.Token))))
                 .ToArray();
 
-            // The last silo is cut from its peers, not from its clients: reads through it go on.
+            // The last silo is cut from its peers, not from its clients (reads through it go on), or paused (they wait,
+            // and run when it wakes).
             var victim = nodes.Count - 1;
             await Task.Delay(TimeSpan.FromSeconds(5)).ConfigureAwait(false);
-            await log.WriteLineAsync($"cutting node {victim} off from its peers for {cut.TotalSeconds:0} s").ConfigureAwait(false);
-            await network.CutAsync(victim, [.. Enumerable.Range(0, nodes.Count - 1)]).ConfigureAwait(false);
+            await log.WriteLineAsync($"{(fault == "cut" ? $"cutting node {victim} off from its peers" : $"pausing node {victim}")} for {cut.TotalSeconds:0} s").ConfigureAwait(false);
+            if (fault == "cut")
+            {
+                await network.CutAsync(victim, [.. Enumerable.Range(0, nodes.Count - 1)]).ConfigureAwait(false);
+            }
+            else
+            {
+                nodes[victim].Pause();
+            }
+
             await Task.Delay(cut).ConfigureAwait(false);
-            await network.HealAsync().ConfigureAwait(false);
+            if (fault == "cut")
+            {
+                await network.HealAsync().ConfigureAwait(false);
+            }
+            else
+            {
+                nodes[victim].Resume();
+            }
+
             await log.WriteLineAsync($"healed; settling for {settle.TotalSeconds:0} s").ConfigureAwait(false);
             await Task.Delay(settle).ConfigureAwait(false);
             await stop.CancelAsync().ConfigureAwait(false);

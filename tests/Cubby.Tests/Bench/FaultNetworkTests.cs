@@ -57,12 +57,14 @@ public sealed class FaultNetworkTests
         Assert.DoesNotContain(spaces[1], listing, StringComparison.Ordinal);
     }
 
-    [Fact]
-    public async Task A_silo_cut_off_from_its_peers_serves_no_stale_read_and_no_acknowledged_write_is_lost()
+    [Theory]
+    [InlineData("cut")]
+    [InlineData("pause")]
+    public async Task A_silo_cut_off_from_its_peers_or_paused_serves_no_stale_read_and_no_acknowledged_write_is_lost(string fault)
     {
-        // The harness's first scenario, shortened: registers written through one silo and read through all three while
-        // the last is cut off from its peers (not from its clients), then healed. Exit code 0: its checker found nothing.
-        var start = DotnetProcess.StartInfo(Path.Combine(AppContext.BaseDirectory, "Cubby.Load.dll"), ["faults", "--cut", "10", "--settle", "10", "--silo", SiloProcess.SiloAssemblyPath]);
+        // The harness's scenario, shortened: registers written through one silo and read through all three while the
+        // last is cut off from its peers (not from its clients) or paused, then healed. Exit code 0: its checker found nothing.
+        var start = DotnetProcess.StartInfo(Path.Combine(AppContext.BaseDirectory, "Cubby.Load.dll"), ["faults", "--fault", fault, "--cut", "10", "--settle", "10", "--silo", SiloProcess.SiloAssemblyPath]);
         using var process = System.Diagnostics.Process.Start(start)!;
         process.StandardInput.Close();
         var output = process.StandardOutput.ReadToEndAsync();

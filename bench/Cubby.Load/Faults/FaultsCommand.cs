@@ -1,5 +1,8 @@
+using System.Buffers.Text;
 using System.Diagnostics;
 using System.Globalization;
+using Cubby.Client;
+using Microsoft.Extensions.DependencyInjection;
 using StackExchange.Redis;
 
 namespace Cubby.Load.Faults;
@@ -13,6 +16,8 @@ namespace Cubby.Load.Faults;
 internal static class FaultsCommand
 {
     public const string Usage = "faults [--fault cut|pause (cut)] [--silos N (3)] [--registers R (16)] [--cut SECONDS (20)] [--settle SECONDS (20)] [--silo PATH]";
+
+    private const string NearCacheReader = "the gateway client's near cache";
 
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(2);
 
@@ -68,6 +73,16 @@ internal static class FaultsCommand
     private static async Task<RegisterReport> RunScenarioAsync(FaultNetwork network, List<NodeSilo> nodes, string fault, int registers, TimeSpan cut, TimeSpan settle, TextWriter log)
     {
         var connections = await Task.WhenAll(nodes.Select(static node => ConnectAsync(node))).ConfigureAwait(false);
+
+        // A gateway client with a strict near cache, given every silo's gateway: its reads are checked like the door's.
+        var services = new ServiceCollection();
+        services.AddCubbyClient(options =>
+        {
+            nodes.ForEach(node => options.Endpoints.Add(node.Gateway));
+            options.NearCache.Enabled = true;
+        });
+        await using var app = services.BuildServiceProvider();
+        var nearClient = app.GetRequiredService<ICubbyClient>();
         try
         {
             var history = new RegisterHistory();
@@ -75,6 +90,7 @@ internal static class FaultsCommand
             var writer = connections[0];
             var workers = Enumerable.Range(0, registers).Select(register => WriteAsync(writer, nodes[0], register, history, stop.Token))
                 .Concat(connections.SelectMany((connection, index) => Enumerable.Range(0, 2).Select(reader => ReadAsync(connection, nodes[index], registers, history, reader, stop.Token))))
+                .Concat(Enumerable.Range(0, 2).Select(reader => ReadNearAsync(nearClient, registers, history, reader, stop.Token)))
                 .ToArray();
 
             // The last silo is cut from its peers, not from its clients (reads through it go on), or paused (they wait,
@@ -171,6 +187,28 @@ internal static class FaultsCommand
             {
                 await Task.Delay(50, CancellationToken.None).ConfigureAwait(false);
             }
+        }
+    }
+
+    private static async Task ReadNearAsync(ICubbyClient client, int registers, RegisterHistory history, int reader, CancellationToken stop)
+    {
+        var random = new Random(1000 + reader);
+        while (!stop.IsCancellationRequested)
+        {
+            var register = random.Next(registers);
+            var began = Stopwatch.GetTimestamp();
+            try
+            {
+                var value = await client.GetAsync(Key(register), CancellationToken.None).ConfigureAwait(false);
+                history.Read(register, value is not null && Utf8Parser.TryParse(value, out long number, out _) ? number : 0, began, Stopwatch.GetTimestamp(), NearCacheReader);
+            }
+            catch (Exception exception) when (exception is not OutOfMemoryException)
+            {
+                await Task.Delay(50, CancellationToken.None).ConfigureAwait(false);
+            }
+
+            // Near-cache hits complete at once: give the other workers their turn.
+            await Task.Yield();
         }
     }
 

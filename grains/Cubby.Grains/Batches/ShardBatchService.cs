@@ -38,6 +38,10 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         }
 
         var tracking = catalog.Tracking ?? throw new InvalidOperationException("This silo's shards keep no near caches.");
+
+        // A silo that may not serve its shards must not let a near cache go on serving what it read from them either:
+        // without renewals, what it read here is served for one lease at most (docs/faults.md).
+        catalog.Fence?.ThrowIfNotServing("near-cache leases");
         return ValueTask.FromResult(tracking.NumberOf(reader).Link.Renew(terms));
     }
 

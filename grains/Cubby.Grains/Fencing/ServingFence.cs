@@ -57,13 +57,17 @@ internal sealed class ServingFence
 
     /// <summary>Throws unless the silo may serve shard <paramref name="slot"/> now.</summary>
     /// <exception cref="SiloFencedException">It may not.</exception>
-    public void ThrowIfNotServing(int slot)
+    public void ThrowIfNotServing(int slot) => ThrowIfNotServing($"shard {slot}");
+
+    /// <summary>Throws unless the silo may serve its shards now; <paramref name="what"/> names what was asked of it.</summary>
+    /// <exception cref="SiloFencedException">It may not.</exception>
+    public void ThrowIfNotServing(string what)
     {
         if (!IsServing)
         {
             throw new SiloFencedException(_dead
-                ? $"This silo was declared dead by the cluster and serves no shard (shard {slot}); call another silo."
-                : $"This silo has not confirmed it is still a member of the cluster within {ServingFor.TotalMilliseconds:0} ms (cut off from most silos?), so it serves no shard (shard {slot}) until it does; try again.");
+                ? $"This silo was declared dead by the cluster and serves no shard ({what}); call another silo."
+                : $"This silo has not confirmed it is still a member of the cluster within {ServingFor.TotalMilliseconds:0} ms (cut off from most silos?), so it serves no shard ({what}) until it does; try again.");
         }
     }
 }

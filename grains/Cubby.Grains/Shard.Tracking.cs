@@ -97,6 +97,23 @@ internal sealed partial class Shard
             : null;
     }
 
+    /// <summary>
+    /// Tells every reader of any key here that all of this shard's keys changed, as the shard leaves this silo, and
+    /// completes once each near cache told took it (or its leases from before ran out): the shard's new home does not
+    /// know who read its keys here, so it must not answer a write before they stopped serving what they read.
+    /// </summary>
+    public ValueTask ForgetReadersAsync()
+    {
+        UntoldReaders? untold;
+        lock (_turn)
+        {
+            ForgetReaders();
+            untold = _untold;
+        }
+
+        return untold is { IsEmpty: false } ? untold.WhenToldAsync() : ValueTask.CompletedTask;
+    }
+
     /// <summary>Tells every reader of any key here that all of this shard's keys changed (a flush, or the shard leaving).</summary>
     private void ForgetReaders()
     {

@@ -110,7 +110,12 @@ internal sealed partial class ShardGrain(
         {
             shard.Close();
             catalog.Detach(Id, shard);
-            if (!migrating)
+            if (migrating)
+            {
+                // Before its new home answers anyone: near caches that read here stop serving what they read.
+                await shard.ForgetReadersAsync().ConfigureAwait(true);
+            }
+            else
             {
                 if (reason.ReasonCode != DeactivationReasonCode.ShuttingDown)
                 {

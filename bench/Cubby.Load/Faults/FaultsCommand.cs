@@ -15,9 +15,10 @@ namespace Cubby.Load.Faults;
 /// </summary>
 internal static class FaultsCommand
 {
-    public const string Usage = "faults [--fault cut|pause (cut)] [--silos N (3)] [--registers R (16)] [--cut SECONDS (20)] [--settle SECONDS (20)] [--silo PATH]";
+    public const string Usage = "faults [--fault cut|pause|kill (cut)] [--silos N (3)] [--registers R (16)] [--cut SECONDS (20)] [--settle SECONDS (20)] [--silo PATH]";
 
     private const string NearCacheReader = "the gateway client's near cache";
+    private const string CounterKey = "counter";
 
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(2);
 
@@ -29,7 +30,7 @@ internal static class FaultsCommand
         var fault = "cut";
         var known = await CommandOptions.ReadAsync(args, Usage, new Dictionary<string, Action<string>>
         {
-            ["--fault"] = value => fault = value is "cut" or "pause" ? value : throw new HarnessException($"--fault is cut or pause, not '{value}'."),
+            ["--fault"] = value => fault = value is "cut" or "pause" or "kill" ? value : throw new HarnessException($"--fault is cut, pause or kill, not '{value}'."),
             ["--silos"] = value => silos = int.Parse(value, CultureInfo.InvariantCulture),
             ["--registers"] = value => registers = int.Parse(value, CultureInfo.InvariantCulture),
             ["--cut"] = value => cutSeconds = double.Parse(value, CultureInfo.InvariantCulture),
@@ -44,14 +45,19 @@ internal static class FaultsCommand
         var tools = Prerequisites.ForSilo(siloPath);
         await using var network = await FaultNetwork.CreateAsync(silos).ConfigureAwait(false);
         var nodes = new List<NodeSilo>();
+        NodeSilo Start(int node) => NodeSilo.Start(
+            network,
+            node,
+            tools.Dotnet,
+            tools.Silo,
+            node == 0 ? ["--Cubby:Clustering:Mode", "Development"] : ["--Cubby:Clustering:Mode", "Development", "--Cubby:Clustering:PrimaryEndpoint", $"{network.AddressOf(0)}:{NodeSilo.SiloPort}"]);
         try
         {
-            string[] development = ["--Cubby:Clustering:Mode", "Development"];
-            nodes.Add(NodeSilo.Start(network, 0, tools.Dotnet, tools.Silo, development));
+            nodes.Add(Start(0));
             await nodes[0].WaitUntilReadyAsync(TimeSpan.FromSeconds(60)).ConfigureAwait(false);
             for (var node = 1; node < silos; node++)
             {
-                nodes.Add(NodeSilo.Start(network, node, tools.Dotnet, tools.Silo, [.. development, "--Cubby:Clustering:PrimaryEndpoint", $"{network.AddressOf(0)}:{NodeSilo.SiloPort}"]));
+                nodes.Add(Start(node));
             }
 
             foreach (var node in nodes)
@@ -60,7 +66,7 @@ internal static class FaultsCommand
             }
 
             await log.WriteLineAsync($"{silos} silos up in namespaces on 127.100.x; clients at {network.ClientAddress}").ConfigureAwait(false);
-            var report = await RunScenarioAsync(network, nodes, fault, registers, TimeSpan.FromSeconds(cutSeconds), TimeSpan.FromSeconds(settleSeconds), log).ConfigureAwait(false);
+            var report = await RunScenarioAsync(network, nodes, Start, fault, registers, TimeSpan.FromSeconds(cutSeconds), TimeSpan.FromSeconds(settleSeconds), log).ConfigureAwait(false);
             await log.WriteLineAsync(Describe(report)).ConfigureAwait(false);
             return report.Passed ? 0 : 3;
         }
@@ -70,7 +76,8 @@ internal static class FaultsCommand
         }
     }
 
-    private static async Task<RegisterReport> RunScenarioAsync(FaultNetwork network, List<NodeSilo> nodes, string fault, int registers, TimeSpan cut, TimeSpan settle, TextWriter log)
+    private static async Task<RegisterReport> RunScenarioAsync(
+        FaultNetwork network, List<NodeSilo> nodes, Func<int, NodeSilo> start, string fault, int registers, TimeSpan cut, TimeSpan settle, TextWriter log)
     {
         var connections = await Task.WhenAll(nodes.Select(static node => ConnectAsync(node))).ConfigureAwait(false);
 
@@ -91,33 +98,43 @@ internal static class FaultsCommand
             var workers = Enumerable.Range(0, registers).Select(register => WriteAsync(writer, nodes[0], register, history, stop.Token))
                 .Concat(connections.SelectMany((connection, index) => Enumerable.Range(0, 2).Select(reader => ReadAsync(connection, nodes[index], registers, history, reader, stop.Token))))
                 .Concat(Enumerable.Range(0, 2).Select(reader => ReadNearAsync(nearClient, registers, history, reader, stop.Token)))
+                .Concat(Enumerable.Range(0, 4).Select(incrementer => IncrementAsync(connections[incrementer % (nodes.Count - 1)], history, stop.Token)))
                 .ToArray();
 
-            // The last silo is cut from its peers, not from its clients (reads through it go on), or paused (they wait,
-            // and run when it wakes).
+            // The last silo is cut from its peers, not from its clients (reads through it go on), paused (they wait, and
+            // run when it wakes), or killed (they fail) and started again.
             var victim = nodes.Count - 1;
             await Task.Delay(TimeSpan.FromSeconds(5)).ConfigureAwait(false);
-            await log.WriteLineAsync($"{(fault == "cut" ? $"cutting node {victim} off from its peers" : $"pausing node {victim}")} for {cut.TotalSeconds:0} s").ConfigureAwait(false);
-            if (fault == "cut")
+            await log.WriteLineAsync($"{fault} node {victim} for {cut.TotalSeconds:0} s").ConfigureAwait(false);
+            switch (fault)
             {
-                await network.CutAsync(victim, [.. Enumerable.Range(0, nodes.Count - 1)]).ConfigureAwait(false);
-            }
-            else
-            {
-                nodes[victim].Pause();
+                case "cut":
+                    await network.CutAsync(victim, [.. Enumerable.Range(0, nodes.Count - 1)]).ConfigureAwait(false);
+                    break;
+                case "pause":
+                    nodes[victim].Pause();
+                    break;
+                default:
+                    nodes[victim].Kill();
+                    break;
             }
 
             await Task.Delay(cut).ConfigureAwait(false);
-            if (fault == "cut")
+            switch (fault)
             {
-                await network.HealAsync().ConfigureAwait(false);
-            }
-            else
-            {
-                nodes[victim].Resume();
+                case "cut":
+                    await network.HealAsync().ConfigureAwait(false);
+                    break;
+                case "pause":
+                    nodes[victim].Resume();
+                    break;
+                default:
+                    nodes[victim].Dispose();
+                    nodes[victim] = start(victim);
+                    break;
             }
 
-            await log.WriteLineAsync($"healed; settling for {settle.TotalSeconds:0} s").ConfigureAwait(false);
+            await log.WriteLineAsync($"ended; settling for {settle.TotalSeconds:0} s").ConfigureAwait(false);
             await Task.Delay(settle).ConfigureAwait(false);
             await stop.CancelAsync().ConfigureAwait(false);
             await Task.WhenAll(workers).ConfigureAwait(false);
@@ -125,10 +142,10 @@ internal static class FaultsCommand
             var final = new Dictionary<int, long>();
             for (var register = 0; register < registers; register++)
             {
-                final[register] = await ReadBackAsync(writer, register).ConfigureAwait(false);
+                final[register] = await ReadBackAsync(writer, Key(register)).ConfigureAwait(false);
             }
 
-            return RegisterChecker.Check(history, final);
+            return RegisterChecker.Check(history, final, await ReadBackAsync(writer, CounterKey).ConfigureAwait(false));
         }
         finally
         {
@@ -193,7 +210,7 @@ internal static class FaultsCommand
     private static async Task ReadNearAsync(ICubbyClient client, int registers, RegisterHistory history, int reader, CancellationToken stop)
     {
         var random = new Random(1000 + reader);
-        while (!stop.IsCancellationRequested)
+        for (var read = 1; !stop.IsCancellationRequested; read++)
         {
             var register = random.Next(registers);
             var began = Stopwatch.GetTimestamp();
@@ -207,20 +224,39 @@ internal static class FaultsCommand
                 await Task.Delay(50, CancellationToken.None).ConfigureAwait(false);
             }
 
-            // Near-cache hits complete at once: give the other workers their turn.
-            await Task.Yield();
+            // Near-cache hits complete at once: a pause now and then leaves the writers the cores.
+            if (read % 256 == 0)
+            {
+                await Task.Delay(1, CancellationToken.None).ConfigureAwait(false);
+            }
         }
     }
 
-    /// <summary>The register's value once the cluster answers again (tried for up to a minute).</summary>
-    private static async Task<long> ReadBackAsync(ConnectionMultiplexer connection, int register)
+    private static async Task IncrementAsync(ConnectionMultiplexer connection, RegisterHistory history, CancellationToken stop)
+    {
+        var database = connection.GetDatabase();
+        while (!stop.IsCancellationRequested)
+        {
+            try
+            {
+                history.Incremented(await database.StringIncrementAsync(CounterKey).ConfigureAwait(false));
+            }
+            catch (Exception exception) when (exception is RedisException or TimeoutException)
+            {
+                await Task.Delay(50, CancellationToken.None).ConfigureAwait(false);
+            }
+        }
+    }
+
+    /// <summary>The key's number once the cluster answers again (tried for up to a minute).</summary>
+    private static async Task<long> ReadBackAsync(ConnectionMultiplexer connection, string key)
     {
         var deadline = Stopwatch.StartNew();
         while (true)
         {
             try
             {
-                var value = await connection.GetDatabase().StringGetAsync(Key(register)).ConfigureAwait(false);
+                var value = await connection.GetDatabase().StringGetAsync(key).ConfigureAwait(false);
                 return value.IsNull ? 0 : (long)value;
             }
             catch (Exception exception) when ((exception is RedisException or TimeoutException) && deadline.Elapsed < TimeSpan.FromMinutes(1))
@@ -234,7 +270,7 @@ internal static class FaultsCommand
     {
         var text = string.Create(
             CultureInfo.InvariantCulture,
-            $"{report.Reads} reads, {report.AcknowledgedWrites} acknowledged writes: {report.Stale.Count} stale reads (oldest {report.OldestStale.TotalMilliseconds:0} ms behind), {report.Lost.Count} lost writes");
+            $"{report.Reads} reads, {report.AcknowledgedWrites} acknowledged writes: {report.Stale.Count} stale reads (oldest {report.OldestStale.TotalMilliseconds:0} ms behind), {report.Lost.Count} lost writes; {report.Increments} acknowledged increments: {report.DuplicateIncrements.Count} duplicate results, counter {report.CounterBehind} behind");
         foreach (var group in report.Stale.GroupBy(static read => read.Read.Via))
         {
             text += $"\n  stale through {group.Key}: {group.Count()}";

@@ -5,15 +5,17 @@ namespace Cubby.Load.Faults;
 /// <summary>
 /// Checks a <see cref="RegisterHistory"/> against what Cubby promises of a register with one writer: a read never
 /// returns a value older than one whose write was acknowledged before the read began (a stale read), and once the
-/// faults are over, every register reads back at least its last acknowledged value (else the write was lost).
+/// faults are over, every register reads back at least its last acknowledged value (else the write was lost). Of the
+/// shared counter: no two acknowledged increments returned the same result, and it reads back at least the largest.
 /// </summary>
 internal static class RegisterChecker
 {
     /// <summary>
     /// The violations in <paramref name="history"/>, each with the operations that show it; <paramref name="final"/> is
-    /// what each register read back after the faults ended (register to value, 0 for nothing).
+    /// what each register read back after the faults ended (register to value, 0 for nothing), and
+    /// <paramref name="finalCounter"/> what the counter did.
     /// </summary>
-    public static RegisterReport Check(RegisterHistory history, IReadOnlyDictionary<int, long> final)
+    public static RegisterReport Check(RegisterHistory history, IReadOnlyDictionary<int, long> final, long finalCounter = 0)
     {
         // Per register, its acknowledged writes by acknowledgment time, and the largest value acknowledged by then.
         var acknowledged = history.Writes
@@ -43,7 +45,15 @@ internal static class RegisterChecker
             }
         }
 
-        return new RegisterReport(reads, acknowledged.Values.Sum(static writes => writes.Length), stale, lost);
+        var increments = history.Increments.ToList();
+        var duplicates = increments.GroupBy(static result => result).Where(static group => group.Count() > 1).Select(static group => group.Key).Order().ToList();
+        var largest = increments.Count == 0 ? 0 : increments.Max();
+        return new RegisterReport(reads, acknowledged.Values.Sum(static writes => writes.Length), stale, lost)
+        {
+            Increments = increments.Count,
+            DuplicateIncrements = duplicates,
+            CounterBehind = finalCounter < largest ? largest - finalCounter : 0,
+        };
     }
 
     /// <summary>Each write with the largest value acknowledged up to it (acknowledgments may come out of order).</summary>
@@ -82,7 +92,16 @@ internal static class RegisterChecker
 /// <summary>What <see cref="RegisterChecker"/> found.</summary>
 internal sealed record RegisterReport(int Reads, int AcknowledgedWrites, IReadOnlyList<StaleRead> Stale, IReadOnlyList<LostWrite> Lost)
 {
-    public bool Passed => Stale.Count == 0 && Lost.Count == 0;
+    /// <summary>Acknowledged increments of the counter.</summary>
+    public int Increments { get; init; }
+
+    /// <summary>Results that more than one acknowledged increment returned.</summary>
+    public IReadOnlyList<long> DuplicateIncrements { get; init; } = [];
+
+    /// <summary>How far the counter read back below the largest result acknowledged (0 when not).</summary>
+    public long CounterBehind { get; init; }
+
+    public bool Passed => Stale.Count == 0 && Lost.Count == 0 && DuplicateIncrements.Count == 0 && CounterBehind == 0;
 
     /// <summary>The oldest a stale read was: how long before it began a newer value had first been acknowledged.</summary>
     public TimeSpan OldestStale => Stale.Count == 0 ? TimeSpan.Zero : Stale.Max(static read => read.Behind);

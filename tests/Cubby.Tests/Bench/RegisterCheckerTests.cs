@@ -85,4 +85,22 @@ public sealed class RegisterCheckerTests
         Assert.Equal(2, lost.Write.Register);
         Assert.Equal(0, lost.ReadBack);
     }
+
+    [Fact]
+    public void Two_increments_acknowledged_with_one_result_or_a_counter_read_back_lower_fail_the_check()
+    {
+        var history = new RegisterHistory();
+        foreach (var result in new long[] { 1, 2, 3, 3, 5 })
+        {
+            history.Incremented(result);
+        }
+
+        var report = RegisterChecker.Check(history, new Dictionary<int, long>(), finalCounter: 4);
+
+        Assert.Equal(5, report.Increments);
+        Assert.Equal([3L], report.DuplicateIncrements);
+        Assert.Equal(1, report.CounterBehind);
+        Assert.False(report.Passed);
+        Assert.True(RegisterChecker.Check(history, new Dictionary<int, long>(), finalCounter: 5) is { CounterBehind: 0 });
+    }
 }

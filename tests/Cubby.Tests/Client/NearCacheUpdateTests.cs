@@ -54,8 +54,12 @@ public sealed class NearCacheUpdateTests
             var misses = cache.Metrics.Misses;
             Assert.Equal($"v{i}", Text(await harness.Client.GetAsync("own")));
 
-            // Told of its own write before it was answered, a strict cache holds the value; a pushed one dropped the key.
-            Assert.Equal(coherence == NearCacheCoherence.Strict, cache.Metrics.Misses == misses);
+            // Told of its own write before it was answered, a strict cache holds the value. A pushed one drops the key when
+            // answered, and may hold the value again at once if the silo's push raced the answer (it is the newest).
+            if (coherence == NearCacheCoherence.Strict)
+            {
+                Assert.Equal(misses, cache.Metrics.Misses);
+            }
         }
 
         await harness.Client.PutManyAsync([KeyValuePair.Create("own", (ReadOnlyMemory<byte>)Utf8("many"))]);

@@ -26,7 +26,7 @@ internal sealed partial class CubbyClient
         ArgumentNullException.ThrowIfNull(factory);
         ArgumentNullException.ThrowIfNull(key);
         if (_near is { } near && near.TryGet(key, out var kept)
-            && ((kept.Flags & CacheEntryFlags.Tagged) == 0 ? kept.Value : await UntaggedAsync(key, kept.Value, kept.Flags, kept, cancellationToken).ConfigureAwait(false)) is { } local)
+            && await UntaggedAsync(key, kept.Value, kept.Flags, kept, cancellationToken).ConfigureAwait(false) is { } local)
         {
             Fills.LocalHit();
             return _serializer.Deserialize<T>(local)!;

@@ -83,9 +83,7 @@ internal sealed partial class CubbyClient : ICubbyClient, IDisposable
             ArgumentNullException.ThrowIfNull(key);
             if (near.TryGet(key, out var kept))
             {
-                return (kept.Flags & CacheEntryFlags.Tagged) == 0
-                    ? new ValueTask<byte[]?>(kept.Value)
-                    : UntaggedAsync(key, kept.Value, kept.Flags, kept, cancellationToken);
+                return UntaggedAsync(key, kept.Value, kept.Flags, kept, cancellationToken);
             }
         }
 

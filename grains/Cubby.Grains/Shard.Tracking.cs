@@ -13,6 +13,11 @@ internal sealed partial class Shard
     // Set in the turn that installs a migrated entry.
     private bool _installing;
 
+    // Set for the turn of a batch's write: the near cache of the client writing, and where its copy goes on its link.
+    private int _writer = -1;
+    private NearCachePosition _writerCopyAt;
+    private ShardEntry? _writerCopy;
+
     /// <summary>Where this shard's tracked reads are counted and their invalidations sent; null without Orleans.</summary>
     public ReadTracking? Tracking { get; init; }
 
@@ -61,6 +66,29 @@ internal sealed partial class Shard
     }
 
     /// <summary>
+    /// Marks the writes of this turn as made by the client of near cache <paramref name="reader"/> (a
+    /// <see cref="ReadTracking"/> number): when it holds a key they change and waits for changes, it is sent nothing and
+    /// its client is answered with the new entry instead (<see cref="TakeWriterCopy"/>), saving a message and its answer.
+    /// </summary>
+    public void WritesFor(int reader)
+    {
+        RequireTurn();
+        _writer = reader;
+    }
+
+    /// <summary>
+    /// The entry the writer of this turn's write puts in its near cache itself, and where it stands among what the
+    /// near cache's link sends; null when it was sent to it, or it holds none. Ends what <see cref="WritesFor"/> began.
+    /// </summary>
+    public (NearCachePosition At, ShardEntry Entry)? TakeWriterCopy()
+    {
+        RequireTurn();
+        (NearCachePosition, ShardEntry)? copy = _writerCopy is { } entry ? (_writerCopyAt, entry) : null;
+        (_writer, _writerCopyAt, _writerCopy) = (-1, default, null);
+        return copy;
+    }
+
+    /// <summary>
     /// Tells the readers of <paramref name="key"/> it changed; when a write left it at <paramref name="written"/> (an
     /// index in the store, else -1), the near caches that take such values get the new entry and stay its readers.
     /// </summary>
@@ -79,7 +107,12 @@ internal sealed partial class Shard
             update = written >= 0 ? UpdateAt(written, tracking.LargestUpdate) : null;
         }
 
-        var kept = tracking.Changed(Slot, readers, key, _untold ??= new(), update);
+        var kept = tracking.Changed(Slot, readers, key, _untold ??= new(), update, _writer, out var writerAt);
+        if (writerAt is { } at)
+        {
+            (_writerCopyAt, _writerCopy) = (at, update);
+        }
+
         if (!kept.IsEmpty)
         {
             _readers!.Set(key, kept);

@@ -28,7 +28,7 @@ internal sealed class CubbyNearStack : ICacheStack
 
     public string? Statistics =>
         ((CubbyClient)_client).NearCache is { } near
-            ? $"near cache: {near.Metrics.Hits} hits, {near.Metrics.Misses} misses, {near.Metrics.Invalidations} invalidations, {near.Count} entries"
+            ? $"near cache: {near.Metrics.Hits} hits, {near.Metrics.Misses} misses, {near.Metrics.Invalidations} invalidations ({near.Metrics.Updates} carried values kept), {near.Count} entries"
             : null;
 
     public ValueTask DisposeAsync() => _services.DisposeAsync();

@@ -5,7 +5,7 @@ using Cubby.Client;
 namespace Cubby.Load.NearCache;
 
 /// <summary>
-/// <c>nearcache [--seconds S] [--keys N] [--callers C] [--rounds R] [--out DIR] [--silo PATH]</c>: apps with an
+/// <c>nearcache [--seconds S] [--keys N] [--callers C] [--rounds R] [--stacks A,B] [--out DIR] [--silo PATH]</c>: apps with an
 /// in-process copy of the cache, side by side in one run: Cubby's client with its near cache on a Cubby silo, strict and
 /// pushed (<see cref="NearCacheCoherence"/>), Cubby's own HybridCache on it, HybridCache over RedisCache on Redis, and
 /// FusionCache with its Redis backplane on Redis.
@@ -19,15 +19,18 @@ namespace Cubby.Load.NearCache;
 /// </summary>
 internal static class NearCacheCommand
 {
-    public const string Usage = "nearcache [--seconds S (10)] [--keys N (10000)] [--callers C (16)] [--rounds R (2000)] [--out DIR (bench/results)] [--silo PATH]";
+    public const string Usage = "nearcache [--seconds S (10)] [--keys N (10000)] [--callers C (16)] [--rounds R (2000)] [--stacks A,B (all: " + StackNames + ")] [--out DIR (bench/results)] [--silo PATH]";
 
     private const int Processes = 2;
+
+    private const string StackNames = CacheStacks.Cubby + "," + CacheStacks.CubbyPushed + "," + CacheStacks.CubbyHybrid + "," + CacheStacks.Hybrid + "," + CacheStacks.Fusion;
 
     public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter log)
     {
         double seconds = 10;
         int keys = 10_000, callers = 16, rounds = 2000;
         string? siloPath = null;
+        IReadOnlyList<string> stacks = CacheStacks.All;
         var outDirectory = Path.Combine(RepositoryRoot.Find(), "bench", "results");
         var known = await CommandOptions.ReadAsync(args, Usage, new Dictionary<string, Action<string>>
         {
@@ -37,9 +40,16 @@ internal static class NearCacheCommand
             ["--rounds"] = value => rounds = int.Parse(value, CultureInfo.InvariantCulture),
             ["--out"] = value => outDirectory = value,
             ["--silo"] = value => siloPath = value,
+            ["--stacks"] = value => stacks = value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries),
         }).ConfigureAwait(false);
         if (!known)
         {
+            return 2;
+        }
+
+        if (stacks.FirstOrDefault(stack => !CacheStacks.All.Contains(stack)) is { } unknown)
+        {
+            await log.WriteLineAsync($"unknown stack {unknown}; the stacks are {StackNames}").ConfigureAwait(false);
             return 2;
         }
 
@@ -61,7 +71,7 @@ internal static class NearCacheCommand
         // Measured again while the two processes load the silo, by a third client pair in this process.
         var loaded = new Dictionary<NearCacheCoherence, PushDelays>();
         var results = new List<(string Stack, Staleness Staleness, double CpuPerOperation, double ClientCpuPerOperation)>();
-        foreach (var stack in CacheStacks.All)
+        foreach (var stack in stacks)
         {
             var coherence = CacheStacks.CoherenceOf(stack);
             var server = coherence is null ? redis : silo;

@@ -103,7 +103,7 @@ public static class CubbyServiceCollectionExtensions
                     live,
                     options.Value.SlotCount,
                     traceCalls: provider.GetService<CubbyClientBuilderExtensions.DistributedTracingMarker>() is not null,
-                    readers: near is var (cache, _) ? gateway => cache.LinkTo(gateway).Reference : null)
+                    links: near is var (cache, _) ? cache.LinkTo : null)
                 : null;
             return new CubbyClient(
                 options, grains, gateway, provider.GetRequiredService<ICubbySerializer>(), time, batches, near, new GetOrCreateMetrics(provider.GetService<IMeterFactory>()));

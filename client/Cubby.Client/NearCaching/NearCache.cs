@@ -151,7 +151,7 @@ internal sealed class NearCache : IDisposable
     public FillTicket BeginFill(string key, int slot, TrackerLink link)
     {
         var stripe = StripeOf(key);
-        return new(link, link.Epoch, Volatile.Read(ref _slotEpochs[slot]), stripe, Volatile.Read(ref _stripes[stripe]), Clock.Now);
+        return new(link, link.Epoch, Volatile.Read(ref _slotEpochs[slot]), stripe, Volatile.Read(ref _stripes[stripe]), Clock.Now, new NearCachePosition(link.Received, 0));
     }
 
     /// <summary>Whether nothing invalidated what a fill with <paramref name="ticket"/> reads since it was sent.</summary>
@@ -169,7 +169,7 @@ internal sealed class NearCache : IDisposable
         }
 
         // Its time to live is counted from when the read was sent, so it never outlives the entry on the silo.
-        var entry = NearCacheEntry.Of(key, value, read, slot, ticket.Link, ticket.LinkEpoch, ticket.SlotEpoch, ticket.SentAt);
+        var entry = NearCacheEntry.Of(key, value, read, slot, ticket.Link, ticket.LinkEpoch, ticket.SlotEpoch, ticket.SentAt, ticket.Position);
         Keep(key, entry);
         if (Volatile.Read(ref _stripes[ticket.Stripe]) != ticket.StripeCount)
         {
@@ -181,14 +181,23 @@ internal sealed class NearCache : IDisposable
     }
 
     /// <summary>
-    /// <paramref name="key"/> changed to <paramref name="update"/> on the silo of <paramref name="link"/>: the kept entry
-    /// is replaced when it was read through that link and may still be served (so the link's order puts the new value
-    /// after the one kept), else dropped. Fills under way are spoiled either way. Returns whether it was replaced.
+    /// <paramref name="key"/> changed to <paramref name="update"/> on the silo of <paramref name="link"/>, at
+    /// <paramref name="position"/> among what that link sent: the kept entry is replaced when it was read through that
+    /// link and may still be served (so the link's order puts the new value after the one kept), else dropped; one that
+    /// stands later stays. Fills under way are spoiled either way. Returns whether the cache holds the key.
     /// </summary>
-    public bool Replace(TrackerLink link, string key, int slot, ShardEntry update)
+    public bool Replace(TrackerLink link, string key, int slot, ShardEntry update, NearCachePosition position)
     {
         var now = Clock.Now;
         var held = _entries.TryGetValue(key, out var kept) && kept.Link == link && IsCurrent(kept, now);
+        if (held && kept!.Position > position)
+        {
+            // This client's own later write, or a read sent after a later change: either holds the newer value. Fills
+            // under way may hold an older one.
+            Interlocked.Increment(ref _stripes[StripeOf(key)]);
+            return true;
+        }
+
         Drop(key);
         if (!held || !TryDecode(key, update, out var value))
         {
@@ -196,7 +205,7 @@ internal sealed class NearCache : IDisposable
         }
 
         // Its time to live is counted from its arrival, so it may outlive the silo's entry by the push's transit time.
-        Keep(key, NearCacheEntry.Of(key, value, update, slot, link, kept!.LinkEpoch, kept.SlotEpoch, now));
+        Keep(key, NearCacheEntry.Of(key, value, update, slot, link, kept!.LinkEpoch, kept.SlotEpoch, now, position));
         Metrics.Updated();
         return true;
     }
@@ -223,11 +232,13 @@ internal sealed class NearCache : IDisposable
     /// Applies invalidations from the silo of <paramref name="link"/>; returns the keys whose new values were not kept
     /// (this cache no longer held them), or null.
     /// </summary>
-    public byte[][]? Apply(TrackerLink link, KeyInvalidation[] batch)
+    /// <remarks>The batch's invalidations are numbered in a row up to <paramref name="last"/>.</remarks>
+    public byte[][]? Apply(TrackerLink link, KeyInvalidation[] batch, long last)
     {
         List<byte[]>? refused = null;
-        foreach (var invalidation in batch)
+        for (var i = 0; i < batch.Length; i++)
         {
+            var invalidation = batch[i];
             if (invalidation.Slot < 0)
             {
                 link.EndEpoch();
@@ -245,7 +256,7 @@ internal sealed class NearCache : IDisposable
             else if (invalidation.Update is { } update)
             {
                 var key = invalidation.Keys[0];
-                if (!Replace(link, Encoding.UTF8.GetString(key), invalidation.Slot, update))
+                if (!Replace(link, Encoding.UTF8.GetString(key), invalidation.Slot, update, new NearCachePosition(last - (batch.Length - 1 - i), 0)))
                 {
                     (refused ??= []).Add(key);
                 }
@@ -333,7 +344,7 @@ internal sealed class NearCache : IDisposable
 }
 
 /// <summary>What a fill saw before its read was sent (see <see cref="NearCache.BeginFill"/>).</summary>
-internal readonly record struct FillTicket(TrackerLink Link, long LinkEpoch, long SlotEpoch, int Stripe, int StripeCount, long SentAt);
+internal readonly record struct FillTicket(TrackerLink Link, long LinkEpoch, long SlotEpoch, int Stripe, int StripeCount, long SentAt, NearCachePosition Position);
 
 /// <summary>Where a key's invalidations stood when a caller looked (see <see cref="NearCache.Mark"/>).</summary>
 internal readonly record struct KeyMark(int Stripe, int StripeCount, int Slot, long SlotEpoch);

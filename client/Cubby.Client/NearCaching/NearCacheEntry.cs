@@ -56,6 +56,12 @@ internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int sl
     /// </summary>
     public object? Decoded { get; set; }
 
+    /// <summary>
+    /// Where the value stands among what <see cref="Link"/> sent: the invalidation that carried it, this client's own
+    /// write, or, for a read, the last invalidation taken before it was sent (it holds that change or a later one).
+    /// </summary>
+    public NearCachePosition Position { get; init; }
+
     /// <summary>When a hit last told the eviction policy this entry is in use.</summary>
     public long TouchedAt { get; set; }
 
@@ -64,11 +70,12 @@ internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int sl
     /// <summary>
     /// The entry keeping <paramref name="value"/>, <paramref name="read"/>'s value decompressed, read through
     /// <paramref name="link"/> at epochs <paramref name="linkEpoch"/> and <paramref name="slotEpoch"/>, its time to live
-    /// counted from <paramref name="from"/>.
+    /// counted from <paramref name="from"/>, standing at <paramref name="position"/> among what the link sent.
     /// </summary>
-    public static NearCacheEntry Of(string key, byte[] value, ShardEntry read, int slot, TrackerLink link, long linkEpoch, long slotEpoch, long from) =>
+    public static NearCacheEntry Of(string key, byte[] value, ShardEntry read, int slot, TrackerLink link, long linkEpoch, long slotEpoch, long from, NearCachePosition position) =>
         new(value, read.Flags, slot, link, linkEpoch, slotEpoch)
         {
+            Position = position,
             Size = SizeOf(key, value),
             ExpiresAt = read.TimeToLive < 0 ? 0 : from + read.TimeToLive,
             SlidingWindow = read.SlidingWindow,

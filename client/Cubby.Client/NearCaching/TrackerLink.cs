@@ -33,14 +33,32 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
 
     public Task<byte[][]?> Invalidated(long sequence, KeyInvalidation[] batch)
     {
-        // Applied before counting, so a renewal that finds it counted finds its keys dropped.
-        var refused = cache.Apply(this, batch);
+        // Applied and counted together: a renewal that finds it counted finds its keys dropped, and a read begun after
+        // it counted reads what the batch's changes left (see NearCache.BeginFill).
+        byte[][]? refused;
         lock (_gate)
         {
-            _received = Math.Max(_received, sequence);
+            refused = cache.Apply(this, batch, sequence);
+            Volatile.Write(ref _received, Math.Max(_received, sequence));
         }
 
         return Task.FromResult(refused);
+    }
+
+    /// <summary>The number of the last invalidation taken on this link (or that the silo said it had sent, as it began anew).</summary>
+    public long Received => Volatile.Read(ref _received);
+
+    /// <summary>
+    /// This client wrote <paramref name="key"/>, and the silo answered with its new entry in place of sending it on this
+    /// link, at <paramref name="at"/>: it replaces the copy read through this link unless that copy stands later.
+    /// </summary>
+    public void KeepOwnWrite(string key, int slot, ShardEntry entry, NearCachePosition at)
+    {
+        // Under the gate, so no batch is applied between looking at the copy and replacing it.
+        lock (_gate)
+        {
+            cache.Replace(this, key, slot, entry, at);
+        }
     }
 
     /// <summary>Drops everything this link tracked.</summary>
@@ -63,9 +81,12 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
         {
             if (lease.Incarnation != _incarnation)
             {
+                // Counted from the new incarnation's numbers: a silo started again at this gateway numbers from 1, and
+                // a count kept from before would let a lease through without its invalidations, and keep copies (placed
+                // by that count) over the changes sent after them.
                 EndEpoch();
                 _incarnation = lease.Incarnation;
-                _received = Math.Max(_received, lease.Posted);
+                Volatile.Write(ref _received, lease.Posted);
             }
 
             if (_received >= lease.Posted)

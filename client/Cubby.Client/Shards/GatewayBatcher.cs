@@ -1,6 +1,8 @@
 using System.Runtime.CompilerServices;
+using System.Text;
 using System.Threading.Tasks.Sources;
 using Cubby.Client.Gateways;
+using Cubby.Client.NearCaching;
 using Cubby.Sharding;
 using Orleans.Runtime;
 
@@ -13,9 +15,11 @@ namespace Cubby.Client.Shards;
 /// (<see cref="LiveGateways"/>). A batch that cannot go or fails as a whole (its silo stopping or gone) answers each of
 /// its operations, and each one waiting, <see cref="ShardOperationStatus.Failed"/>, for the callers to run them as single
 /// calls, and the gateway takes no batch for <see cref="FailurePause"/>. With a near cache, batches go with its
-/// <paramref name="reader"/> for this silo, so the silo tracks their <see cref="ShardOperationKind.TrackedGet"/> reads.
+/// <paramref name="link"/> to this silo, so the silo tracks their <see cref="ShardOperationKind.TrackedGet"/> reads and
+/// answers their writes of keys the near cache holds with the new entries for it to keep
+/// (<see cref="ShardOperationResult.WriterCopyAt"/>).
 /// </summary>
-internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService service, LiveGateways live, INearCacheReader? reader = null)
+internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService service, LiveGateways live, TrackerLink? link = null)
 {
     /// <summary>The most batches in flight to a lone gateway: two, so one can be on its way while the silo runs the other.</summary>
     public const int LoneGatewayInFlight = 2;
@@ -106,7 +110,15 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
         Interlocked.Add(ref _operationsRun, results?.Count(static result => result.Status == ShardOperationStatus.Done) ?? 0);
         for (var i = 0; i < batch.Length; i++)
         {
-            batch[i].SetResult(results is not null && i < results.Length ? results[i] : ShardOperationResult.Failed);
+            var result = results is not null && i < results.Length ? results[i] : ShardOperationResult.Failed;
+            if (result is { WriterCopyAt: { } at, Entry: { } entry } && link is not null)
+            {
+                // Before the writer resumes, so it reads what it wrote from its near cache.
+                var operation = batch[i].Operation;
+                link.KeepOwnWrite(Encoding.UTF8.GetString(operation.Key), operation.Slot, entry, at);
+            }
+
+            batch[i].SetResult(result);
         }
     }
 
@@ -157,9 +169,9 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
         try
         {
             var operations = Array.ConvertAll(batch, static pending => pending.Operation);
-            return reader is null
+            return link is null
                 ? await service.Run(operations).ConfigureAwait(false)
-                : await service.RunTracked(operations, reader).ConfigureAwait(false);
+                : await service.RunTracked(operations, link.Reference).ConfigureAwait(false);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {

@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using Cubby.Client.Gateways;
+using Cubby.Client.NearCaching;
 using Cubby.Sharding;
 using Orleans.Messaging;
 using Orleans.Runtime;
@@ -14,11 +15,11 @@ namespace Cubby.Client.Shards;
 /// an operation finds its shard unknown or not where the map said. Until then such an operation goes to its shard
 /// grain, where Orleans routes it. With
 /// <paramref name="traceCalls"/> (distributed tracing on), a call made inside an activity goes to its grain too, so
-/// its trace shows its own call. With <paramref name="readers"/> (a near cache), each gateway's batches carry its
-/// reader for that silo.
+/// its trace shows its own call. With <paramref name="links"/> (a near cache), each gateway's batches carry its
+/// link to that silo.
 /// </summary>
 internal sealed class SiloBatches(
-    IGrainFactory grains, IGatewayListProvider gateways, LiveGateways live, int slotCount, bool traceCalls = false, Func<SiloAddress, INearCacheReader>? readers = null)
+    IGrainFactory grains, IGatewayListProvider gateways, LiveGateways live, int slotCount, bool traceCalls = false, Func<SiloAddress, TrackerLink>? links = null)
 {
     private static readonly TimeSpan RefreshInterval = TimeSpan.FromSeconds(1);
 
@@ -84,7 +85,7 @@ internal sealed class SiloBatches(
                 if (uri.ToGatewayAddress() is { } address && live.Contains(address))
                 {
                     var batcher = _batchers.GetOrAdd(
-                        address, static (gateway, state) => new GatewayBatcher(gateway, ServiceAt(state.grains, gateway), state.live, state.readers?.Invoke(gateway)), (grains, live, readers));
+                        address, static (gateway, state) => new GatewayBatcher(gateway, ServiceAt(state.grains, gateway), state.live, state.links?.Invoke(gateway)), (grains, live, links));
                     asked.Add((batcher, ServiceAt(grains, address).Slots().AsTask()));
                 }
             }

@@ -137,7 +137,7 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
             {
                 ShardOperationKind.Get => new(ShardOperationStatus.Done, Entry: TypedCalls.Get(shard, operation.Key, operation.Slide)),
                 ShardOperationKind.TrackedGet => TrackedGet(shard, operation, reader),
-                ShardOperationKind.Set => Set(shard, operation),
+                ShardOperationKind.Set => Set(shard, operation, reader),
                 ShardOperationKind.Remove => new(ShardOperationStatus.Done, Found: shard.Remove(operation.Key)),
                 ShardOperationKind.Refresh => new(ShardOperationStatus.Done, Found: shard.Refresh(operation.Key)),
                 ShardOperationKind.TimeToLive => new(ShardOperationStatus.Done, TimeToLive: TypedCalls.TimeToLive(shard, operation.Key)),
@@ -173,10 +173,25 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
             : ShardOperationResult.Failed;
     }
 
-    private ShardOperationResult Set(Shard shard, ShardOperation operation)
+    /// <summary>A write; when the batch's near cache holds the key, it is answered with the new entry rather than sent it.</summary>
+    private ShardOperationResult Set(Shard shard, ShardOperation operation, int reader)
     {
         var value = operation.Value ?? throw new ArgumentException("A write needs a value.", nameof(operation));
         TypedCalls.CheckValue(catalog, value);
-        return new(ShardOperationStatus.Done, Outcome: TypedCalls.Set(shard, operation.Key, value, operation.Expiry, operation.Flags, operation.Condition));
+        shard.WritesFor(reader);
+        WriteOutcome outcome;
+        (NearCachePosition At, ShardEntry Entry)? copy;
+        try
+        {
+            outcome = TypedCalls.Set(shard, operation.Key, value, operation.Expiry, operation.Flags, operation.Condition);
+        }
+        finally
+        {
+            copy = shard.TakeWriterCopy();
+        }
+
+        return copy is var (at, entry)
+            ? new(ShardOperationStatus.Done, Entry: entry, Outcome: outcome, WriterCopyAt: at)
+            : new(ShardOperationStatus.Done, Outcome: outcome);
     }
 }

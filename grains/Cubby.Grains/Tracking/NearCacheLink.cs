@@ -39,6 +39,7 @@ internal sealed class NearCacheLink : ReaderLink
     private long _leasesEndAt;
     private long _incarnation;
     private long _heardAt;
+    private long _ownChanges;
     private int _updatesUpTo;
     private int _refusedCount;
     private bool _changesWait;
@@ -137,6 +138,19 @@ internal sealed class NearCacheLink : ReaderLink
         }
 
         return !refused && update is not null && update.Value.Length <= Volatile.Read(ref _updatesUpTo);
+    }
+
+    /// <summary>
+    /// Where the reader's own change of a key it holds stands on this link when its write is answered with the new entry
+    /// instead of sent: after the last invalidation queued so far, and after its earlier own changes. Null when changes
+    /// do not wait for the reader, which then drops what it wrote once answered, and is sent the change as any other.
+    /// </summary>
+    public NearCachePosition? OwnChangeAt()
+    {
+        lock (_gate)
+        {
+            return _changesWait ? new NearCachePosition(_posted, ++_ownChanges) : null;
+        }
     }
 
     /// <summary>

@@ -109,10 +109,13 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
     /// door listening to one of its prefixes, each once, noting in <paramref name="untold"/> the near caches the change's
     /// answer waits for. Near caches that take values of its size get <paramref name="update"/>, when given, and are
     /// returned: they hold the key still, so the shard keeps tracking them. Costs two emptiness checks when nobody is to
-    /// be told.
+    /// be told. The near cache of the client that made the change, <paramref name="writer"/> (or -1), is sent nothing
+    /// when it would be sent <paramref name="update"/> and changes wait for it: its client is answered with the entry and
+    /// puts it in place itself, at <paramref name="writerAt"/> among what its link sends (else null).
     /// </summary>
-    public ReaderSet Changed(int slot, ReaderSet readers, ReadOnlySpan<byte> key, UntoldReaders untold, ShardEntry? update = null)
+    public ReaderSet Changed(int slot, ReaderSet readers, ReadOnlySpan<byte> key, UntoldReaders untold, ShardEntry? update, int writer, out NearCachePosition? writerAt)
     {
+        writerAt = null;
         foreach (var listener in Broadcasts.Listeners)
         {
             if (listener.Matches(key))
@@ -135,7 +138,15 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
             if (reader < links.Length && Volatile.Read(ref links[reader]) is { } link)
             {
                 var takes = link is NearCacheLink near && near.Takes(key, update);
-                Enqueue(link, takes ? updated! : invalidation, untold);
+                if (takes && reader == writer && ((NearCacheLink)link).OwnChangeAt() is { } at)
+                {
+                    writerAt = at;
+                }
+                else
+                {
+                    Enqueue(link, takes ? updated! : invalidation, untold);
+                }
+
                 kept = takes ? kept.With(reader) : kept;
             }
         }

@@ -116,13 +116,19 @@ public enum ShardOperationStatus : byte
 /// <param name="Outcome">For a write that ran: what it did.</param>
 /// <param name="Found">For a removal or a renewal that ran: whether the entry was there.</param>
 /// <param name="TimeToLive">For a time-to-live read that ran: milliseconds left, -1 without expiry, -2 when absent.</param>
+/// <param name="WriterCopyAt">
+/// For a write that ran in a batch of a near cache that holds its key and waits for changes
+/// (<see cref="IShardBatchService.RunTracked"/>): the key's new entry, in <paramref name="Entry"/>, was not sent on the
+/// link to that near cache, which puts it in place itself, at this position among what the link sends it.
+/// </param>
 [GenerateSerializer, Immutable]
 public readonly record struct ShardOperationResult(
     [property: Id(0)] ShardOperationStatus Status,
     [property: Id(1)] ShardEntry? Entry = null,
     [property: Id(2)] WriteOutcome Outcome = default,
     [property: Id(3)] bool Found = false,
-    [property: Id(4)] long TimeToLive = 0)
+    [property: Id(4)] long TimeToLive = 0,
+    [property: Id(5)] NearCachePosition? WriterCopyAt = null)
 {
     /// <summary>The shard is not open on the silo asked.</summary>
     public static ShardOperationResult NotHere => new(ShardOperationStatus.NotHere);

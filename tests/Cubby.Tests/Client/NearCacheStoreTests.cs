@@ -132,6 +132,61 @@ public sealed class NearCacheStoreTests : IDisposable
     }
 
     [Fact]
+    public async Task This_clients_own_write_takes_its_place_among_the_changes_its_silo_sends()
+    {
+        var link = LeasedLink(Gateway);
+        Fill("k", slot: 1, link, "v0");
+        await link.Invalidated(2, [new KeyInvalidation(1, [Encoding.UTF8.GetBytes("other")]), Update("k", "v1")]);
+        Assert.Equal("v1", Value("k"));
+
+        // Answered after the second change: its write replaces what that change left.
+        link.KeepOwnWrite("k", 1, Read("own"), new NearCachePosition(2, 1));
+        Assert.Equal("own", Value("k"));
+
+        // Another client's change sent after it lands on top of it.
+        await link.Invalidated(3, [Update("k", "v3")]);
+        Assert.Equal("v3", Value("k"));
+
+        // An answer that arrives late, for a write made before that change, leaves the newer value and spoils reads under way.
+        var ticket = _cache.BeginFill("k", 1, link);
+        link.KeepOwnWrite("k", 1, Read("late"), new NearCachePosition(2, 2));
+        Assert.Equal("v3", Value("k"));
+        Assert.Null(_cache.CompleteFill("k", 1, ticket, Read("v3"), Encoding.UTF8.GetBytes("v3")));
+
+        // A read sent after change 3 holds it or a later one: an own write made before change 3 does not replace it.
+        _cache.Drop("k");
+        Fill("k", slot: 1, link, "read");
+        link.KeepOwnWrite("k", 1, Read("older"), new NearCachePosition(2, 3));
+        Assert.Equal("read", Value("k"));
+        link.KeepOwnWrite("k", 1, Read("newer"), new NearCachePosition(3, 4));
+        Assert.Equal("newer", Value("k"));
+
+        // Nor is a key it does not hold through this link filled by its own write.
+        link.KeepOwnWrite("absent", 1, Read("own"), new NearCachePosition(3, 5));
+        Assert.False(_cache.TryGet("absent", out _));
+    }
+
+    [Fact]
+    public async Task A_silo_started_again_at_the_same_gateway_numbers_anew_and_its_changes_replace_what_was_read_from_it()
+    {
+        var link = LeasedLink(Gateway);
+        await link.Invalidated(500, [new KeyInvalidation(1, [Encoding.UTF8.GetBytes("other")])]);
+
+        // The new silo's first renewal: another incarnation, nothing sent yet. What it has sent is all there is.
+        link.Renewed(new NearCacheLease(8, 0), _cache.Clock.Now, _cache.MaxStaleness);
+        Assert.Equal(0, link.Received);
+        Fill("k", slot: 1, link, "v1");
+        await link.Invalidated(1, [Update("k", "v2")]);
+        Assert.Equal("v2", Value("k"));
+
+        // And its lease is held back until it has what the new silo sent.
+        link.Renewed(new NearCacheLease(8, 3), _cache.Clock.Now, _cache.MaxStaleness);
+        _time.Advance(TimeSpan.FromMilliseconds(1001));
+        link.Renewed(new NearCacheLease(8, 3), _cache.Clock.Now, _cache.MaxStaleness);
+        Assert.Null(Value("k"));
+    }
+
+    [Fact]
     public void An_entry_expires_here_when_it_does_on_the_silo_counted_from_when_its_read_was_sent()
     {
         var link = LeasedLink(Gateway);
@@ -180,6 +235,10 @@ public sealed class NearCacheStoreTests : IDisposable
         var ticket = _cache.BeginFill(key, slot, link);
         Assert.NotNull(_cache.CompleteFill(key, slot, ticket, Read(value), Encoding.UTF8.GetBytes(value)));
     }
+
+    private static KeyInvalidation Update(string key, string value) => new(1, [Encoding.UTF8.GetBytes(key)], Read(value));
+
+    private string? Value(string key) => _cache.TryGet(key, out var kept) ? Encoding.UTF8.GetString(kept.Value) : null;
 
     private static ShardEntry Read(string value, long timeToLive = -1) => new(Encoding.UTF8.GetBytes(value), CacheEntryFlags.None, timeToLive);
 }

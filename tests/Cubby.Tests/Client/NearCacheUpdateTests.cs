@@ -47,6 +47,8 @@ public sealed class NearCacheUpdateTests
         });
         await harness.Client.PutAsync("own", Utf8("v0"));
         var cache = await NearCacheTests.KeptAsync(harness.Client, "own", "v0");
+        var pushes = 0;
+        cache.Applied = () => Interlocked.Increment(ref pushes);
 
         for (var i = 1; i <= 20; i++)
         {
@@ -61,6 +63,9 @@ public sealed class NearCacheUpdateTests
                 Assert.Equal(misses, cache.Metrics.Misses);
             }
         }
+
+        // A strict cache's own writes came with their answers: the silo pushed it nothing.
+        Assert.Equal(coherence == NearCacheCoherence.Strict, Volatile.Read(ref pushes) == 0);
 
         await harness.Client.PutManyAsync([KeyValuePair.Create("own", (ReadOnlyMemory<byte>)Utf8("many"))]);
         Assert.Equal("many", Text(await harness.Client.GetAsync("own")));

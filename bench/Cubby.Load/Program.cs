@@ -13,7 +13,7 @@ namespace Cubby.Load;
 /// Get allocates on each side (<see cref="AllocationCommand"/>); <c>-- cluster</c> a gateway client's Gets against one silo
 /// process and against several (<see cref="ClusterCommand"/>); <c>-- nearcache</c> near caches side by side
 /// (<see cref="NearCache.NearCacheCommand"/>); <c>-- hybrid-tags</c> Cubby's HybridCache removing a tag over several silos
-/// (<see cref="Hybrid.TagRemovalCommand"/>); <c>-- faults</c> silos in network namespaces with a partition, and what
+/// (<see cref="Hybrid.TagRemovalCommand"/>); <c>-- faults</c> silos in network namespaces under a random schedule of faults, and what
 /// clients saw checked (<see cref="Faults.FaultsCommand"/>).
 /// </summary>
 internal static class Program

@@ -119,7 +119,25 @@ internal sealed partial class FaultNetwork : IAsyncDisposable
         }
     }
 
-    /// <summary>Ends every cut: each node reaches every other, and the clients, again.</summary>
+    /// <summary>
+    /// Drops a share <paramref name="rate"/> (0 to 1) of the packets between node <paramref name="node"/> and each of
+    /// <paramref name="others"/>, both ways, at random, until <see cref="HealAsync"/>.
+    /// </summary>
+    public async Task LoseAsync(int node, double rate, params int[] others)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(rate);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(rate, 1);
+        var probability = rate.ToString("0.###", CultureInfo.InvariantCulture);
+        foreach (var other in others.Where(other => other != node && other != Clients))
+        {
+            foreach (var (inside, peer) in new[] { (node, other), (other, node) })
+            {
+                await IpTablesAsync(inside, "-A", "INPUT", "-s", AddressOf(peer), "-m", "statistic", "--mode", "random", "--probability", probability, "-j", "DROP").ConfigureAwait(false);
+            }
+        }
+    }
+
+    /// <summary>Ends every cut and loss: each node reaches every other, and the clients, again.</summary>
     public async Task HealAsync()
     {
         for (var node = 0; node < Nodes; node++)

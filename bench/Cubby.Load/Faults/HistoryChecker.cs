@@ -3,19 +3,23 @@ using System.Diagnostics;
 namespace Cubby.Load.Faults;
 
 /// <summary>
-/// Checks a <see cref="RegisterHistory"/> against what Cubby promises of a register with one writer: a read never
+/// Checks a <see cref="ClientHistory"/> against what Cubby promises. Of a register with one writer: a read never
 /// returns a value older than one whose write was acknowledged before the read began (a stale read), and once the
 /// faults are over, every register reads back at least its last acknowledged value (else the write was lost). Of the
-/// shared counter: no two acknowledged increments returned the same result, and it reads back at least the largest.
+/// shared counter: no two acknowledged increments returned the same result, and it reads back at least the largest. Of
+/// the accounts: every snapshot and the final read add up to the total they started with (a transfer is all or
+/// nothing). Of the watched key: no two transactions committed the same value (WATCH let no conflicting EXEC through),
+/// and it reads back at least the largest committed.
 /// </summary>
-internal static class RegisterChecker
+internal static class HistoryChecker
 {
     /// <summary>
     /// The violations in <paramref name="history"/>, each with the operations that show it; <paramref name="final"/> is
     /// what each register read back after the faults ended (register to value, 0 for nothing), and
-    /// <paramref name="finalCounter"/> what the counter did.
+    /// <paramref name="finalCounter"/>, <paramref name="finalWatched"/> and <paramref name="finalTotal"/> what the
+    /// counter, the watched key and the accounts did; <paramref name="total"/> is what the accounts started with.
     /// </summary>
-    public static RegisterReport Check(RegisterHistory history, IReadOnlyDictionary<int, long> final, long finalCounter = 0)
+    public static HistoryReport Check(ClientHistory history, IReadOnlyDictionary<int, long> final, long finalCounter = 0, long finalWatched = 0, long total = 0, long finalTotal = 0)
     {
         // Per register, its acknowledged writes by acknowledgment time, and the largest value acknowledged by then.
         var acknowledged = history.Writes
@@ -46,14 +50,40 @@ internal static class RegisterChecker
         }
 
         var increments = history.Increments.ToList();
-        var duplicates = increments.GroupBy(static result => result).Where(static group => group.Count() > 1).Select(static group => group.Key).Order().ToList();
         var largest = increments.Count == 0 ? 0 : increments.Max();
-        return new RegisterReport(reads, acknowledged.Values.Sum(static writes => writes.Length), stale, lost)
+        var commits = history.Commits.ToList();
+        var largestCommit = commits.Count == 0 ? 0 : commits.Max();
+        var snapshots = history.Snapshots.ToList();
+        return new HistoryReport(reads, acknowledged.Values.Sum(static writes => writes.Length), stale, lost)
         {
             Increments = increments.Count,
-            DuplicateIncrements = duplicates,
+            DuplicateIncrements = Duplicates(increments),
             CounterBehind = finalCounter < largest ? largest - finalCounter : 0,
+            Snapshots = snapshots.Count,
+            TornSnapshots = [.. snapshots.Where(snapshot => snapshot.Total != total)],
+            TotalChange = finalTotal - total,
+            Commits = commits.Count,
+            DuplicateCommits = Duplicates(commits),
+            WatchedBehind = finalWatched < largestCommit ? largestCommit - finalWatched : 0,
+            LongestWithoutWrite = LongestGap(history.Answered),
         };
+    }
+
+    private static List<long> Duplicates(List<long> results) =>
+        [.. results.GroupBy(static result => result).Where(static group => group.Count() > 1).Select(static group => group.Key).Order()];
+
+    /// <summary>The longest time between two acknowledged writes in a row, of any kind, from the first to the last.</summary>
+    private static TimeSpan LongestGap(IEnumerable<long> answered)
+    {
+        var times = answered.Order().ToArray();
+        var longest = TimeSpan.Zero;
+        for (var i = 1; i < times.Length; i++)
+        {
+            var gap = Stopwatch.GetElapsedTime(times[i - 1], times[i]);
+            longest = gap > longest ? gap : longest;
+        }
+
+        return longest;
     }
 
     /// <summary>Each write with the largest value acknowledged up to it (acknowledgments may come out of order).</summary>
@@ -89,8 +119,8 @@ internal static class RegisterChecker
     }
 }
 
-/// <summary>What <see cref="RegisterChecker"/> found.</summary>
-internal sealed record RegisterReport(int Reads, int AcknowledgedWrites, IReadOnlyList<StaleRead> Stale, IReadOnlyList<LostWrite> Lost)
+/// <summary>What <see cref="HistoryChecker"/> found.</summary>
+internal sealed record HistoryReport(int Reads, int AcknowledgedWrites, IReadOnlyList<StaleRead> Stale, IReadOnlyList<LostWrite> Lost)
 {
     /// <summary>Acknowledged increments of the counter.</summary>
     public int Increments { get; init; }
@@ -101,7 +131,30 @@ internal sealed record RegisterReport(int Reads, int AcknowledgedWrites, IReadOn
     /// <summary>How far the counter read back below the largest result acknowledged (0 when not).</summary>
     public long CounterBehind { get; init; }
 
-    public bool Passed => Stale.Count == 0 && Lost.Count == 0 && DuplicateIncrements.Count == 0 && CounterBehind == 0;
+    /// <summary>Snapshots of the accounts read.</summary>
+    public int Snapshots { get; init; }
+
+    /// <summary>Snapshots whose total was not the accounts' starting total: they saw part of a transfer.</summary>
+    public IReadOnlyList<Snapshot> TornSnapshots { get; init; } = [];
+
+    /// <summary>How far the accounts' total read back after the faults moved from the start (0: every transfer was whole).</summary>
+    public long TotalChange { get; init; }
+
+    /// <summary>Watched transactions that committed.</summary>
+    public int Commits { get; init; }
+
+    /// <summary>Values that more than one watched transaction committed: WATCH let a conflicting EXEC through.</summary>
+    public IReadOnlyList<long> DuplicateCommits { get; init; } = [];
+
+    /// <summary>How far the watched key read back below the largest value committed (0 when not).</summary>
+    public long WatchedBehind { get; init; }
+
+    /// <summary>The longest time no write of any kind was acknowledged, from the first to the last.</summary>
+    public TimeSpan LongestWithoutWrite { get; init; }
+
+    public bool Passed =>
+        Stale.Count == 0 && Lost.Count == 0 && DuplicateIncrements.Count == 0 && CounterBehind == 0
+        && TornSnapshots.Count == 0 && TotalChange == 0 && DuplicateCommits.Count == 0 && WatchedBehind == 0;
 
     /// <summary>The oldest a stale read was: how long before it began a newer value had first been acknowledged.</summary>
     public TimeSpan OldestStale => Stale.Count == 0 ? TimeSpan.Zero : Stale.Max(static read => read.Behind);

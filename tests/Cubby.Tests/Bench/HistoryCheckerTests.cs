@@ -3,18 +3,18 @@ using Cubby.Load.Faults;
 namespace Cubby.Tests.Bench;
 
 /// <summary>The fault harness's checker on histories made by hand: what it must flag, and what it must let pass.</summary>
-public sealed class RegisterCheckerTests
+public sealed class HistoryCheckerTests
 {
     [Fact]
     public void A_read_of_a_value_older_than_one_acknowledged_before_it_began_is_stale()
     {
-        var history = new RegisterHistory();
+        var history = new ClientHistory();
         history.Wrote(1, 1, sent: 10, acknowledged: 20, via: "a");
         history.Wrote(1, 2, sent: 30, acknowledged: 40, via: "a");
         history.Read(1, 1, began: 50, ended: 60, via: "b");
         history.Read(1, 2, began: 50, ended: 60, via: "c");
 
-        var report = RegisterChecker.Check(history, new Dictionary<int, long> { [1] = 2 });
+        var report = HistoryChecker.Check(history, new Dictionary<int, long> { [1] = 2 });
 
         var stale = Assert.Single(report.Stale);
         Assert.Equal("b", stale.Read.Via);
@@ -27,7 +27,7 @@ public sealed class RegisterCheckerTests
     [Fact]
     public void Reads_overlapping_a_write_and_writes_never_acknowledged_may_return_either_value()
     {
-        var history = new RegisterHistory();
+        var history = new ClientHistory();
         history.Wrote(1, 1, sent: 10, acknowledged: 20, via: "a");
         history.Wrote(1, 2, sent: 30, acknowledged: 40, via: "a");
         history.Wrote(1, 3, sent: 50, acknowledged: null, via: "a");
@@ -37,7 +37,7 @@ public sealed class RegisterCheckerTests
         history.Read(1, 3, began: 60, ended: 70, via: "b");
         history.Read(1, 2, began: 60, ended: 70, via: "b");
 
-        var report = RegisterChecker.Check(history, new Dictionary<int, long> { [1] = 2 });
+        var report = HistoryChecker.Check(history, new Dictionary<int, long> { [1] = 2 });
 
         Assert.True(report.Passed);
         Assert.Equal(3, report.Reads);
@@ -47,13 +47,13 @@ public sealed class RegisterCheckerTests
     [Fact]
     public void A_stale_read_is_as_old_as_the_first_write_that_superseded_its_value()
     {
-        var history = new RegisterHistory();
+        var history = new ClientHistory();
         history.Wrote(1, 1, sent: 10, acknowledged: 20, via: "a");
         history.Wrote(1, 2, sent: 30, acknowledged: 40, via: "a");
         history.Wrote(1, 3, sent: 50, acknowledged: 60, via: "a");
         history.Read(1, 1, began: 70, ended: 80, via: "b");
 
-        var stale = Assert.Single(RegisterChecker.Check(history, new Dictionary<int, long> { [1] = 3 }).Stale);
+        var stale = Assert.Single(HistoryChecker.Check(history, new Dictionary<int, long> { [1] = 3 }).Stale);
 
         Assert.Equal(2, stale.Newer.Value);
         Assert.Equal(System.Diagnostics.Stopwatch.GetElapsedTime(40, 70), stale.Behind);
@@ -62,12 +62,12 @@ public sealed class RegisterCheckerTests
     [Fact]
     public void Acknowledgments_out_of_order_count_the_largest_value_acknowledged_by_then()
     {
-        var history = new RegisterHistory();
+        var history = new ClientHistory();
         history.Wrote(1, 2, sent: 10, acknowledged: 20, via: "a");
         history.Wrote(1, 1, sent: 5, acknowledged: 25, via: "a");
         history.Read(1, 1, began: 30, ended: 35, via: "b");
 
-        var report = RegisterChecker.Check(history, new Dictionary<int, long> { [1] = 2 });
+        var report = HistoryChecker.Check(history, new Dictionary<int, long> { [1] = 2 });
 
         Assert.Equal(2, Assert.Single(report.Stale).Newer.Value);
     }
@@ -75,11 +75,11 @@ public sealed class RegisterCheckerTests
     [Fact]
     public void A_register_that_reads_back_less_than_its_last_acknowledged_value_lost_a_write()
     {
-        var history = new RegisterHistory();
+        var history = new ClientHistory();
         history.Wrote(1, 1, sent: 10, acknowledged: 20, via: "a");
         history.Wrote(2, 5, sent: 10, acknowledged: 20, via: "a");
 
-        var report = RegisterChecker.Check(history, new Dictionary<int, long> { [1] = 1 });
+        var report = HistoryChecker.Check(history, new Dictionary<int, long> { [1] = 1 });
 
         var lost = Assert.Single(report.Lost);
         Assert.Equal(2, lost.Write.Register);
@@ -89,18 +89,70 @@ public sealed class RegisterCheckerTests
     [Fact]
     public void Two_increments_acknowledged_with_one_result_or_a_counter_read_back_lower_fail_the_check()
     {
-        var history = new RegisterHistory();
+        var history = new ClientHistory();
         foreach (var result in new long[] { 1, 2, 3, 3, 5 })
         {
             history.Incremented(result);
         }
 
-        var report = RegisterChecker.Check(history, new Dictionary<int, long>(), finalCounter: 4);
+        var report = HistoryChecker.Check(history, new Dictionary<int, long>(), finalCounter: 4);
 
         Assert.Equal(5, report.Increments);
         Assert.Equal([3L], report.DuplicateIncrements);
         Assert.Equal(1, report.CounterBehind);
         Assert.False(report.Passed);
-        Assert.True(RegisterChecker.Check(history, new Dictionary<int, long>(), finalCounter: 5) is { CounterBehind: 0 });
+        Assert.True(HistoryChecker.Check(history, new Dictionary<int, long>(), finalCounter: 5) is { CounterBehind: 0 });
+    }
+
+    [Fact]
+    public void A_snapshot_or_a_final_total_off_the_accounts_starting_total_shows_a_transfer_in_part()
+    {
+        var history = new ClientHistory();
+        history.Snapshotted(8000, began: 10, via: "a");
+        history.Snapshotted(7995, began: 20, via: "b");
+        history.Transferred(acknowledged: 30);
+
+        var report = HistoryChecker.Check(history, new Dictionary<int, long>(), total: 8000, finalTotal: 8010);
+
+        Assert.Equal(2, report.Snapshots);
+        Assert.Equal("b", Assert.Single(report.TornSnapshots).Via);
+        Assert.Equal(10, report.TotalChange);
+        Assert.False(report.Passed);
+        Assert.True(HistoryChecker.Check(new ClientHistory(), new Dictionary<int, long>(), total: 8000, finalTotal: 8000).Passed);
+    }
+
+    [Fact]
+    public void Two_watched_transactions_that_committed_one_value_let_a_conflict_through()
+    {
+        var history = new ClientHistory();
+        foreach (var value in new long[] { 1, 2, 2, 3 })
+        {
+            history.Committed(value);
+        }
+
+        var report = HistoryChecker.Check(history, new Dictionary<int, long>(), finalWatched: 3);
+
+        Assert.Equal(4, report.Commits);
+        Assert.Equal([2L], report.DuplicateCommits);
+        Assert.Equal(0, report.WatchedBehind);
+        Assert.False(report.Passed);
+        Assert.Equal(1, HistoryChecker.Check(history, new Dictionary<int, long>(), finalWatched: 2).WatchedBehind);
+    }
+
+    [Fact]
+    public void The_longest_stretch_without_an_acknowledged_write_counts_every_kind_of_write()
+    {
+        var frequency = System.Diagnostics.Stopwatch.Frequency;
+        var history = new ClientHistory();
+        history.Wrote(1, 1, sent: 0, acknowledged: frequency, via: "a");
+        history.Wrote(1, 2, sent: 0, acknowledged: null, via: "a");
+        history.Incremented(1, acknowledged: 2 * frequency);
+        history.Committed(1, acknowledged: 5 * frequency);
+        history.Transferred(acknowledged: 6 * frequency);
+
+        var report = HistoryChecker.Check(history, new Dictionary<int, long> { [1] = 1 }, finalCounter: 1, finalWatched: 1);
+
+        Assert.Equal(TimeSpan.FromSeconds(3), report.LongestWithoutWrite);
+        Assert.True(report.Passed);
     }
 }

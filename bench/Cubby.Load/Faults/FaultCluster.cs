@@ -1,0 +1,146 @@
+namespace Cubby.Load.Faults;
+
+/// <summary>
+/// Silo processes in a <see cref="FaultNetwork"/>, one per node, clustered through PostgreSQL in a node of its own (the
+/// last), and the faults of a <see cref="FaultSchedule"/> done to them and healed. A silo that learns the cluster declared
+/// it dead stops; like a supervisor, the cluster starts it again once the fault is healed.
+/// </summary>
+internal sealed class FaultCluster : IAsyncDisposable
+{
+    private static readonly TimeSpan StartTimeout = TimeSpan.FromSeconds(90);
+
+    private readonly ToolSet _tools;
+    private readonly NodeSilo[] _silos;
+
+    private FaultCluster(FaultNetwork network, NodePostgres postgres, ToolSet tools, int silos)
+    {
+        (Network, Postgres, _tools) = (network, postgres, tools);
+        _silos = new NodeSilo[silos];
+    }
+
+    public FaultNetwork Network { get; }
+
+    public NodePostgres Postgres { get; }
+
+    public IReadOnlyList<NodeSilo> Silos => _silos;
+
+    /// <summary>The node PostgreSQL runs in: the one after the silos'.</summary>
+    public int PostgresNode => _silos.Length;
+
+    /// <summary>Starts the network, PostgreSQL and <paramref name="silos"/> silos; done once every silo answers.</summary>
+    public static async Task<FaultCluster> StartAsync(int silos, ToolSet tools)
+    {
+        var network = await FaultNetwork.CreateAsync(silos + 1).ConfigureAwait(false);
+        NodePostgres? postgres = null;
+        try
+        {
+            postgres = await NodePostgres.StartAsync(network, silos).ConfigureAwait(false);
+            var cluster = new FaultCluster(network, postgres, tools, silos);
+
+            // The first creates the membership tables; the others join it.
+            cluster._silos[0] = cluster.StartSilo(0);
+            await cluster._silos[0].WaitUntilReadyAsync(StartTimeout).ConfigureAwait(false);
+            for (var node = 1; node < silos; node++)
+            {
+                cluster._silos[node] = cluster.StartSilo(node);
+            }
+
+            await cluster.WaitUntilAllAnswerAsync().ConfigureAwait(false);
+            return cluster;
+        }
+        catch
+        {
+            postgres?.Dispose();
+            await network.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+    }
+
+    /// <summary>Does <paramref name="step"/>'s fault.</summary>
+    public async Task ApplyAsync(FaultStep step)
+    {
+        var victim = step.Nodes[0];
+        var peers = Enumerable.Range(0, _silos.Length).Where(node => node != victim).ToArray();
+        switch (step.Kind)
+        {
+            case FaultKind.Cut:
+                await Network.CutAsync(victim, peers).ConfigureAwait(false);
+                break;
+            case FaultKind.Halves:
+            case FaultKind.Bridge:
+                foreach (var node in step.Nodes)
+                {
+                    await Network.CutAsync(node, step.Others).ConfigureAwait(false);
+                }
+
+                break;
+            case FaultKind.Postgres:
+                await Network.CutAsync(victim, PostgresNode).ConfigureAwait(false);
+                break;
+            case FaultKind.Loss:
+                await Network.LoseAsync(victim, FaultStep.LossRate, peers).ConfigureAwait(false);
+                break;
+            case FaultKind.Pause:
+                _silos[victim].Pause();
+                break;
+            case FaultKind.Kill:
+                _silos[victim].Kill();
+                break;
+        }
+    }
+
+    /// <summary>Ends <paramref name="step"/>'s fault: the network heals, a paused silo wakes (a killed one stays down).</summary>
+    public async Task HealAsync(FaultStep step)
+    {
+        await Network.HealAsync().ConfigureAwait(false);
+        if (step.Kind == FaultKind.Pause)
+        {
+            _silos[step.Nodes[0]].Resume();
+        }
+    }
+
+    /// <summary>Starts again every silo that stopped (killed, or declared dead), and waits until every silo answers.</summary>
+    /// <returns>The nodes started again.</returns>
+    public async Task<IReadOnlyList<int>> RestartStoppedAsync()
+    {
+        var restarted = new List<int>();
+        for (var node = 0; node < _silos.Length; node++)
+        {
+            if (_silos[node].HasExited)
+            {
+                _silos[node].Dispose();
+                _silos[node] = StartSilo(node);
+                restarted.Add(node);
+            }
+        }
+
+        await WaitUntilAllAnswerAsync().ConfigureAwait(false);
+        return restarted;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        foreach (var silo in _silos)
+        {
+            silo?.Dispose();
+        }
+
+        Postgres.Dispose();
+        await Network.DisposeAsync().ConfigureAwait(false);
+    }
+
+    private NodeSilo StartSilo(int node) => NodeSilo.Start(
+        Network,
+        node,
+        _tools.Dotnet,
+        _tools.Silo,
+        ["--Cubby:Clustering:Mode", "Postgres", "--Cubby:Clustering:ConnectionString", Postgres.ConnectionString]);
+
+    private async Task WaitUntilAllAnswerAsync()
+    {
+        foreach (var silo in _silos)
+        {
+            await silo.WaitUntilReadyAsync(StartTimeout).ConfigureAwait(false);
+        }
+    }
+}

@@ -81,16 +81,22 @@ internal sealed partial class FenceKeeper : GrainServiceClient<IMembershipWitnes
         var peers = snapshot.Members.Values.Where(member => member.Status == SiloStatus.Active && !member.SiloAddress.Equals(_self)).Select(static member => member.SiloAddress).ToArray();
         var needed = ((peers.Length + 1) / 2) + 1;
         var agreeing = 1;
-        if (peers.Length > 0)
+
+        // Confirmed as soon as a majority agrees: a peer cut off would otherwise hold every round for its whole wait, and
+        // a round that long leaves too little of the confirmation it gives. The answers still on their way are heard
+        // all the same (AskAsync): one that says this silo is dead closes the fence for good.
+        await foreach (var answer in Task.WhenEach(peers.Select(AskAsync)).ConfigureAwait(false))
         {
-            var answers = await Task.WhenAll(peers.Select(AskAsync)).ConfigureAwait(false);
-            if (answers.Contains(SiloStatus.Dead))
+            var status = await answer.ConfigureAwait(false);
+            if (_fence.Dead)
             {
-                Die();
                 return;
             }
 
-            agreeing += answers.Count(static status => status == SiloStatus.Active);
+            if (status == SiloStatus.Active && ++agreeing >= needed)
+            {
+                break;
+            }
         }
 
         if (agreeing >= needed)
@@ -109,12 +115,21 @@ internal sealed partial class FenceKeeper : GrainServiceClient<IMembershipWitnes
         }
     }
 
-    /// <summary>How <paramref name="peer"/> sees this silo, or <see cref="SiloStatus.None"/> when it does not answer within a round.</summary>
+    /// <summary>
+    /// How <paramref name="peer"/> sees this silo, or <see cref="SiloStatus.None"/> when it does not answer within a
+    /// round; an answer that this silo is dead closes the fence for good, whenever it comes.
+    /// </summary>
     private async Task<SiloStatus> AskAsync(SiloAddress peer)
     {
         try
         {
-            return await GetGrainService(peer).StatusOf(_self).AsTask().WaitAsync(Interval * 2).ConfigureAwait(false);
+            var status = await GetGrainService(peer).StatusOf(_self).AsTask().WaitAsync(Interval * 2).ConfigureAwait(false);
+            if (status == SiloStatus.Dead)
+            {
+                Die();
+            }
+
+            return status;
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {

@@ -14,7 +14,8 @@ namespace Cubby.Load;
 /// process and against several (<see cref="ClusterCommand"/>); <c>-- nearcache</c> near caches side by side
 /// (<see cref="NearCache.NearCacheCommand"/>); <c>-- hybrid-tags</c> Cubby's HybridCache removing a tag over several silos
 /// (<see cref="Hybrid.TagRemovalCommand"/>); <c>-- faults</c> silos in network namespaces under a random schedule of faults, and what
-/// clients saw checked (<see cref="Faults.FaultsCommand"/>).
+/// clients saw checked (<see cref="Faults.FaultsCommand"/>); <c>-- delay</c> the same cluster with its silo links held
+/// a network's delay (<see cref="Faults.DelayCommand"/>).
 /// </summary>
 internal static class Program
 {
@@ -68,6 +69,11 @@ internal static class Program
         if (args is ["faults", .. var faultArguments])
         {
             return await RunCommandAsync(() => Faults.FaultsCommand.RunAsync(faultArguments, Console.Out)).ConfigureAwait(false);
+        }
+
+        if (args is ["delay", .. var delayArguments])
+        {
+            return await RunCommandAsync(() => Faults.DelayCommand.RunAsync(delayArguments, Console.Out)).ConfigureAwait(false);
         }
 
         if (args is ["replicas", .. var replicasArguments])

@@ -12,6 +12,8 @@ internal sealed class FaultCluster : IAsyncDisposable
     private readonly ToolSet _tools;
     private readonly NodeSilo[] _silos;
 
+    private DelayRelay? _relay;
+
     private FaultCluster(FaultNetwork network, NodePostgres postgres, ToolSet tools, int silos)
     {
         (Network, Postgres, _tools) = (network, postgres, tools);
@@ -27,15 +29,22 @@ internal sealed class FaultCluster : IAsyncDisposable
     /// <summary>The node PostgreSQL runs in: the one after the silos'.</summary>
     public int PostgresNode => _silos.Length;
 
-    /// <summary>Starts the network, PostgreSQL and <paramref name="silos"/> silos; done once every silo answers.</summary>
-    public static async Task<FaultCluster> StartAsync(int silos, ToolSet tools)
+    /// <summary>
+    /// Starts the network, PostgreSQL and <paramref name="silos"/> silos; done once every silo answers. With
+    /// <paramref name="delay"/>, every byte between silos is held that long each way (<see cref="DelayRelay"/>).
+    /// </summary>
+    public static async Task<FaultCluster> StartAsync(int silos, ToolSet tools, TimeSpan? delay = null)
     {
         var network = await FaultNetwork.CreateAsync(silos + 1).ConfigureAwait(false);
         NodePostgres? postgres = null;
+        DelayRelay? relay = null;
         try
         {
             postgres = await NodePostgres.StartAsync(network, silos).ConfigureAwait(false);
-            var cluster = new FaultCluster(network, postgres, tools, silos);
+
+            // Before the silos: the redirects catch the connections they make.
+            relay = delay is { } held ? await DelayRelay.StartAsync(network, silos, NodeSilo.SiloPort, held).ConfigureAwait(false) : null;
+            var cluster = new FaultCluster(network, postgres, tools, silos) { _relay = relay };
 
             // The first creates the membership tables; the others join it.
             cluster._silos[0] = cluster.StartSilo(0);
@@ -50,6 +59,11 @@ internal sealed class FaultCluster : IAsyncDisposable
         }
         catch
         {
+            if (relay is not null)
+            {
+                await relay.DisposeAsync().ConfigureAwait(false);
+            }
+
             postgres?.Dispose();
             await network.DisposeAsync().ConfigureAwait(false);
             throw;
@@ -123,6 +137,11 @@ internal sealed class FaultCluster : IAsyncDisposable
         foreach (var silo in _silos)
         {
             silo?.Dispose();
+        }
+
+        if (_relay is not null)
+        {
+            await _relay.DisposeAsync().ConfigureAwait(false);
         }
 
         Postgres.Dispose();

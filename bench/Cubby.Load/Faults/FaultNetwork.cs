@@ -137,6 +137,17 @@ internal sealed partial class FaultNetwork : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Sends node <paramref name="node"/>'s new TCP connections to <paramref name="address"/>:<paramref name="port"/> to
+    /// <paramref name="toAddress"/>:<paramref name="toPort"/> instead (iptables <c>DNAT</c> in its namespace), until
+    /// <see cref="EndRedirectsAsync"/>.
+    /// </summary>
+    public Task RedirectAsync(int node, string address, int port, string toAddress, int toPort) =>
+        IpTablesAsync(node, "-t", "nat", "-A", "OUTPUT", "-p", "tcp", "-d", address, "--dport", port.ToString(CultureInfo.InvariantCulture), "-j", "DNAT", "--to-destination", $"{toAddress}:{toPort}");
+
+    /// <summary>Ends node <paramref name="node"/>'s redirects (connections made through them stay as they are).</summary>
+    public Task EndRedirectsAsync(int node) => IpTablesAsync(node, "-t", "nat", "-F", "OUTPUT");
+
     /// <summary>Ends every cut and loss: each node reaches every other, and the clients, again.</summary>
     public async Task HealAsync()
     {

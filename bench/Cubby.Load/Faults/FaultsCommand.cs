@@ -62,12 +62,15 @@ internal static class FaultsCommand
         await Task.Delay(TimeSpan.FromSeconds(settleSeconds)).ConfigureAwait(false);
         await workload.StopAsync().ConfigureAwait(false);
         var report = await workload.CheckAsync().ConfigureAwait(false);
-        await log.WriteLineAsync(Describe(report)).ConfigureAwait(false);
+        await log.WriteLineAsync(Describe(report, clock.Elapsed, Stopwatch.GetTimestamp())).ConfigureAwait(false);
         return report.Passed ? 0 : 3;
     }
 
-    private static string Describe(HistoryReport report)
+    /// <summary>What the checker found; times are given from the schedule's start, <paramref name="elapsed"/> before <paramref name="now"/>.</summary>
+    private static string Describe(HistoryReport report, TimeSpan elapsed, long now)
     {
+        string At(long timestamp) => string.Create(CultureInfo.InvariantCulture, $"at {(elapsed - Stopwatch.GetElapsedTime(timestamp, now)).TotalSeconds:0.0} s");
+
         var text = string.Create(
             CultureInfo.InvariantCulture,
             $"""
@@ -75,16 +78,16 @@ internal static class FaultsCommand
             {report.Increments} acknowledged increments: {report.DuplicateIncrements.Count} duplicate results, counter {report.CounterBehind} behind
             {report.Snapshots} snapshots of the accounts: {report.TornSnapshots.Count} torn; total {report.TotalChange:+0;-0;0} after the faults
             {report.Commits} watched commits: {report.DuplicateCommits.Count} duplicate values, watched key {report.WatchedBehind} behind
-            longest without an acknowledged write: {report.LongestWithoutWrite.TotalMilliseconds:0} ms
+            longest without an acknowledged write: {report.LongestWithoutWrite.TotalMilliseconds:0} ms, {At(report.LongestWithoutWriteSince)}
             """);
         foreach (var group in report.Stale.GroupBy(static read => read.Read.Via))
         {
             text += $"\n  stale through {group.Key}: {group.Count()}";
         }
 
-        foreach (var stale in report.Stale.Take(5))
+        foreach (var stale in report.Stale.GroupBy(static stale => stale.Read.Register).Select(static group => group.MaxBy(static stale => stale.Behind)!).Take(8))
         {
-            text += string.Create(CultureInfo.InvariantCulture, $"\n  stale: register {stale.Read.Register} read {stale.Read.Value} through {stale.Read.Via}, {stale.Behind.TotalMilliseconds:0} ms after {stale.Newer.Value} was acknowledged through {stale.Newer.Via}");
+            text += string.Create(CultureInfo.InvariantCulture, $"\n  stale: register {stale.Read.Register} read {stale.Read.Value} through {stale.Read.Via} {At(stale.Read.Began)}, {stale.Behind.TotalMilliseconds:0} ms after {stale.Newer.Value} was acknowledged through {stale.Newer.Via}");
         }
 
         foreach (var lost in report.Lost.Take(10))

@@ -65,7 +65,8 @@ internal static class HistoryChecker
             Commits = commits.Count,
             DuplicateCommits = Duplicates(commits),
             WatchedBehind = finalWatched < largestCommit ? largestCommit - finalWatched : 0,
-            LongestWithoutWrite = LongestGap(history.Answered),
+            LongestWithoutWrite = LongestGap(history.Answered, out var since),
+            LongestWithoutWriteSince = since,
         };
     }
 
@@ -73,14 +74,18 @@ internal static class HistoryChecker
         [.. results.GroupBy(static result => result).Where(static group => group.Count() > 1).Select(static group => group.Key).Order()];
 
     /// <summary>The longest time between two acknowledged writes in a row, of any kind, from the first to the last.</summary>
-    private static TimeSpan LongestGap(IEnumerable<long> answered)
+    private static TimeSpan LongestGap(IEnumerable<long> answered, out long since)
     {
         var times = answered.Order().ToArray();
         var longest = TimeSpan.Zero;
+        since = 0;
         for (var i = 1; i < times.Length; i++)
         {
             var gap = Stopwatch.GetElapsedTime(times[i - 1], times[i]);
-            longest = gap > longest ? gap : longest;
+            if (gap > longest)
+            {
+                (longest, since) = (gap, times[i - 1]);
+            }
         }
 
         return longest;
@@ -151,6 +156,9 @@ internal sealed record HistoryReport(int Reads, int AcknowledgedWrites, IReadOnl
 
     /// <summary>The longest time no write of any kind was acknowledged, from the first to the last.</summary>
     public TimeSpan LongestWithoutWrite { get; init; }
+
+    /// <summary>When that stretch began (a <see cref="Stopwatch"/> timestamp).</summary>
+    public long LongestWithoutWriteSince { get; init; }
 
     public bool Passed =>
         Stale.Count == 0 && Lost.Count == 0 && DuplicateIncrements.Count == 0 && CounterBehind == 0

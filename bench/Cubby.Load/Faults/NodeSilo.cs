@@ -35,6 +35,9 @@ internal sealed class NodeSilo : IDisposable
 
     public bool HasExited => _process.HasExited;
 
+    /// <summary>The CPU time the silo used so far, in seconds.</summary>
+    public double CpuSeconds => LinuxProcess.CpuSeconds(_process.Id);
+
     /// <summary>What the silo printed so far.</summary>
     public string Output
     {

@@ -113,22 +113,40 @@ internal sealed class FaultCluster : IAsyncDisposable
         }
     }
 
-    /// <summary>Starts again every silo that stopped (killed, or declared dead), and waits until every silo answers.</summary>
+    /// <summary>
+    /// Starts again every silo that stopped (killed, or declared dead: Orleans ends such a silo's process), and waits
+    /// until every silo answers; one that stops meanwhile, having only now heard it was declared dead, is started again.
+    /// </summary>
     /// <returns>The nodes started again.</returns>
     public async Task<IReadOnlyList<int>> RestartStoppedAsync()
     {
+        const int Attempts = 3;
         var restarted = new List<int>();
         for (var node = 0; node < _silos.Length; node++)
         {
-            if (_silos[node].HasExited)
+            for (var attempt = 1; ; attempt++)
             {
-                _silos[node].Dispose();
-                _silos[node] = StartSilo(node);
-                restarted.Add(node);
+                if (_silos[node].HasExited)
+                {
+                    _silos[node].Dispose();
+                    _silos[node] = StartSilo(node);
+                    if (!restarted.Contains(node))
+                    {
+                        restarted.Add(node);
+                    }
+                }
+
+                try
+                {
+                    await _silos[node].WaitUntilReadyAsync(StartTimeout).ConfigureAwait(false);
+                    break;
+                }
+                catch (HarnessException) when (_silos[node].HasExited && attempt < Attempts)
+                {
+                }
             }
         }
 
-        await WaitUntilAllAnswerAsync().ConfigureAwait(false);
         return restarted;
     }
 

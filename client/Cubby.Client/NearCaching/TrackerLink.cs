@@ -84,9 +84,10 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
                 // Counted from the new incarnation's numbers: a silo started again at this gateway numbers from 1, and
                 // a count kept from before would let a lease through without its invalidations, and keep copies (placed
                 // by that count) over the changes sent after them.
+                // The count before the epoch: a read that takes the new epoch takes the new count too.
+                Volatile.Write(ref _received, lease.Posted);
                 EndEpoch();
                 _incarnation = lease.Incarnation;
-                Volatile.Write(ref _received, lease.Posted);
             }
 
             if (_received >= lease.Posted)

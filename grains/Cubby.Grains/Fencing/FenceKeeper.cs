@@ -33,6 +33,9 @@ internal sealed partial class FenceKeeper : GrainServiceClient<IMembershipWitnes
 
     private TimeSpan Interval => _fence.ServingFor / 4;
 
+    /// <summary>How long a round waits for the rest once a majority agreed.</summary>
+    private TimeSpan StragglerWait => Interval / 5;
+
     public Task StartAsync(CancellationToken cancellationToken)
     {
         _loop = Task.Run(() => RunAsync(_stopping.Token), CancellationToken.None);
@@ -82,21 +85,23 @@ internal sealed partial class FenceKeeper : GrainServiceClient<IMembershipWitnes
         var needed = ((peers.Length + 1) / 2) + 1;
         var agreeing = 1;
 
-        // Confirmed as soon as a majority agrees: a peer cut off would otherwise hold every round for its whole wait, and
-        // a round that long leaves too little of the confirmation it gives. The answers still on their way are heard
-        // all the same (AskAsync): one that says this silo is dead closes the fence for good.
-        await foreach (var answer in Task.WhenEach(peers.Select(AskAsync)).ConfigureAwait(false))
+        // Once a majority agrees, the others get a moment more (a peer that answers at all answers about as fast), not
+        // the whole wait: a peer cut off would otherwise hold every round for it, and a round that long leaves too
+        // little of the confirmation it gives. An answer that this silo is dead closes the fence for good, even one
+        // that comes after the round (AskAsync).
+        var asked = peers.Select(AskAsync).ToArray();
+        await foreach (var answer in Task.WhenEach(asked).ConfigureAwait(false))
         {
-            var status = await answer.ConfigureAwait(false);
-            if (_fence.Dead)
+            if (await answer.ConfigureAwait(false) == SiloStatus.Active && ++agreeing == needed)
             {
-                return;
-            }
-
-            if (status == SiloStatus.Active && ++agreeing >= needed)
-            {
+                await Task.WhenAny(Task.WhenAll(asked), Task.Delay(StragglerWait, TimeProvider.System)).ConfigureAwait(false);
                 break;
             }
+        }
+
+        if (_fence.Dead)
+        {
+            return;
         }
 
         if (agreeing >= needed)

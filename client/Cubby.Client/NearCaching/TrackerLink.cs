@@ -72,7 +72,8 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
 
     /// <summary>
     /// The silo answered a renewal sent at <paramref name="sentAt"/> with <paramref name="lease"/>: the lease runs
-    /// <paramref name="maxStaleness"/> past the send when nothing the silo had queued is missing; a new incarnation ends
+    /// <paramref name="maxStaleness"/> past the send, or what the silo granted when that is shorter
+    /// (<see cref="NearCacheLease.Lasts"/>), when nothing the silo had queued is missing; a new incarnation ends
     /// the epoch first, as the silo may not tell this client of what it read under the old one.
     /// </summary>
     public void Renewed(NearCacheLease lease, long sentAt, long maxStaleness)
@@ -92,7 +93,8 @@ internal sealed class TrackerLink(SiloAddress gateway, NearCache cache) : INearC
 
             if (_received >= lease.Posted)
             {
-                Volatile.Write(ref _validUntil, sentAt + maxStaleness);
+                var lasts = lease.Lasts is { } granted ? Math.Min(maxStaleness, (long)granted.TotalMilliseconds) : maxStaleness;
+                Volatile.Write(ref _validUntil, sentAt + lasts);
             }
         }
 

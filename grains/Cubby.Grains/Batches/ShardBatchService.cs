@@ -39,9 +39,14 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
 
         var tracking = catalog.Tracking ?? throw new InvalidOperationException("This silo's shards keep no near caches.");
 
-        // A silo that may not serve its shards must not let a near cache go on serving what it read from them either:
-        // without renewals, what it read here is served for one lease at most (docs/faults.md).
-        catalog.Fence?.ThrowIfNotServing("near-cache leases");
+        // A silo that may not serve its shards must not let a near cache go on serving what it read from them either: no
+        // renewal while fenced, and no lease past what is left of the fence's confirmation (docs/faults.md).
+        if (catalog.Fence is { } fence)
+        {
+            fence.ThrowIfNotServing("near-cache leases");
+            terms = terms with { Lease = TimeSpan.FromTicks(Math.Min(terms.Lease.Ticks, fence.Remaining.Ticks)) };
+        }
+
         return ValueTask.FromResult(tracking.NumberOf(reader).Link.Renew(terms));
     }
 

@@ -41,6 +41,10 @@ internal sealed class ServingFence
 
     public bool IsServing => !_dead && TimeProvider.System.GetTimestamp() < Volatile.Read(ref _servingUntil);
 
+    /// <summary>How much longer the silo may serve its shards without a new confirmation; zero when it may not now.</summary>
+    public TimeSpan Remaining =>
+        _dead ? TimeSpan.Zero : TimeSpan.FromSeconds(Math.Max(0, Volatile.Read(ref _servingUntil) - TimeProvider.System.GetTimestamp()) / (double)TimeProvider.System.TimestampFrequency);
+
     /// <summary>A majority of the members answered that they see this silo active, to a round begun at <paramref name="askedAt"/>.</summary>
     public void Confirmed(long askedAt)
     {

@@ -85,7 +85,7 @@ internal sealed class NearCacheLink : ReaderLink
 
             // The reader counts its lease from before it sent the renewal, so it ends before this bound.
             _leasesEndAt = Math.Max(_leasesEndAt, now + (long)(terms.Lease.TotalSeconds * _owner.Time.TimestampFrequency));
-            return new NearCacheLease(_incarnation, _posted);
+            return new NearCacheLease(_incarnation, _posted, terms.Lease);
         }
     }
 

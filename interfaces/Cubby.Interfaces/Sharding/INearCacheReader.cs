@@ -45,6 +45,10 @@ public readonly record struct NearCacheTerms([property: Id(0)] TimeSpan Lease, [
 /// tell it of keys read before.
 /// </param>
 /// <param name="Posted">How many invalidations the silo has queued for the reader so far; the reader has them all once it has had a batch numbered this high.</param>
+/// <param name="Lasts">
+/// How long, counted from when the reader sent the renewal, it may serve what it read through the silo: the lease it
+/// asked for, cut short to what the silo has left of its own right to serve its shards; null for the lease asked for.
+/// </param>
 [GenerateSerializer, Immutable]
 [Alias("cubby.near-cache-lease")]
-public readonly record struct NearCacheLease([property: Id(0)] long Incarnation, [property: Id(1)] long Posted);
+public readonly record struct NearCacheLease([property: Id(0)] long Incarnation, [property: Id(1)] long Posted, [property: Id(2)] TimeSpan? Lasts = null);

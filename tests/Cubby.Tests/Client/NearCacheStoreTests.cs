@@ -43,6 +43,20 @@ public sealed class NearCacheStoreTests : IDisposable
     }
 
     [Fact]
+    public void A_lease_the_silo_cuts_short_ends_when_the_silo_says()
+    {
+        // The silo has 300 ms left of its own right to serve: the lease ends there, not a MaxStaleness after the send.
+        var link = _cache.LinkTo(Gateway);
+        link.Renewed(new NearCacheLease(7, 0, TimeSpan.FromMilliseconds(300)), _cache.Clock.Now, _cache.MaxStaleness);
+        Fill("k", slot: 1, link, "v1");
+
+        _time.Advance(TimeSpan.FromMilliseconds(299));
+        Assert.True(_cache.TryGet("k", out _));
+        _time.Advance(TimeSpan.FromMilliseconds(1));
+        Assert.False(_cache.TryGet("k", out _));
+    }
+
+    [Fact]
     public async Task A_renewal_that_finds_an_invalidation_missing_does_not_extend_the_lease()
     {
         var link = LeasedLink(Gateway);

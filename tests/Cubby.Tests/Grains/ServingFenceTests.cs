@@ -29,12 +29,24 @@ public sealed class ServingFenceTests
     }
 
     [Fact]
+    public void What_remains_of_a_confirmation_is_counted_from_when_it_was_asked()
+    {
+        // Unconfirmed, a fence serves one period from its making; a round asked 30 s from now would serve to 90 s.
+        var fence = new ServingFence(TimeSpan.FromMinutes(1));
+        Assert.InRange(fence.Remaining, TimeSpan.FromSeconds(50), TimeSpan.FromSeconds(60));
+        fence.Confirmed(TimeProvider.System.GetTimestamp() + (TimeProvider.System.TimestampFrequency * 30));
+
+        Assert.InRange(fence.Remaining, TimeSpan.FromSeconds(80), TimeSpan.FromSeconds(90));
+    }
+
+    [Fact]
     public void A_silo_declared_dead_never_serves_again()
     {
         var fence = new ServingFence(TimeSpan.FromMinutes(1));
         fence.DeclaredDead();
         fence.Confirmed(TimeProvider.System.GetTimestamp());
 
+        Assert.Equal(TimeSpan.Zero, fence.Remaining);
         Assert.False(fence.IsServing);
         Assert.Contains("declared dead", Assert.Throws<SiloFencedException>(() => fence.ThrowIfNotServing(1)).Message, StringComparison.Ordinal);
     }

@@ -12,11 +12,12 @@ internal sealed class FaultCluster : IAsyncDisposable
     private readonly ToolSet _tools;
     private readonly NodeSilo[] _silos;
 
+    private readonly string? _logs;
     private DelayRelay? _relay;
 
-    private FaultCluster(FaultNetwork network, NodePostgres postgres, ToolSet tools, int silos)
+    private FaultCluster(FaultNetwork network, NodePostgres postgres, ToolSet tools, int silos, string? logs)
     {
-        (Network, Postgres, _tools) = (network, postgres, tools);
+        (Network, Postgres, _tools, _logs) = (network, postgres, tools, logs);
         _silos = new NodeSilo[silos];
     }
 
@@ -31,9 +32,10 @@ internal sealed class FaultCluster : IAsyncDisposable
 
     /// <summary>
     /// Starts the network, PostgreSQL and <paramref name="silos"/> silos; done once every silo answers. With
-    /// <paramref name="delay"/>, every byte between silos is held that long each way (<see cref="DelayRelay"/>).
+    /// <paramref name="delay"/>, every byte between silos is held that long each way (<see cref="DelayRelay"/>). With
+    /// <paramref name="logs"/>, each silo logs membership and fencing too, with times, to <c>node-N.log</c> there.
     /// </summary>
-    public static async Task<FaultCluster> StartAsync(int silos, ToolSet tools, TimeSpan? delay = null)
+    public static async Task<FaultCluster> StartAsync(int silos, ToolSet tools, TimeSpan? delay = null, string? logs = null)
     {
         var network = await FaultNetwork.CreateAsync(silos + 1).ConfigureAwait(false);
         NodePostgres? postgres = null;
@@ -44,7 +46,7 @@ internal sealed class FaultCluster : IAsyncDisposable
 
             // Before the silos: the redirects catch the connections they make.
             relay = delay is { } held ? await DelayRelay.StartAsync(network, silos, NodeSilo.SiloPort, held).ConfigureAwait(false) : null;
-            var cluster = new FaultCluster(network, postgres, tools, silos) { _relay = relay };
+            var cluster = new FaultCluster(network, postgres, tools, silos, logs) { _relay = relay };
 
             // The first creates the membership tables; the others join it.
             cluster._silos[0] = cluster.StartSilo(0);
@@ -171,7 +173,15 @@ internal sealed class FaultCluster : IAsyncDisposable
         node,
         _tools.Dotnet,
         _tools.Silo,
-        ["--Cubby:Clustering:Mode", "Postgres", "--Cubby:Clustering:ConnectionString", Postgres.ConnectionString]);
+        ["--Cubby:Clustering:Mode", "Postgres", "--Cubby:Clustering:ConnectionString", Postgres.ConnectionString, .. _logs is null ? [] : LogArguments],
+        _logs is null ? null : Path.Combine(_logs, $"node-{node}.log"));
+
+    /// <summary>What a silo logs when <c>--logs</c> is given: what its shards and fence did, and what its membership saw.</summary>
+    private static string[] LogArguments =>
+    [
+        "--Logging:LogLevel:Cubby.Grains", "Information", "--Logging:LogLevel:Orleans.Runtime.MembershipService", "Information",
+        "--Logging:Console:FormatterOptions:TimestampFormat", "HH:mm:ss.fff ", "--Logging:Console:FormatterOptions:SingleLine", "true",
+    ];
 
     private async Task WaitUntilAllAnswerAsync()
     {

@@ -11,13 +11,13 @@ namespace Cubby.Load.Faults;
 /// </summary>
 internal static class FaultsCommand
 {
-    public const string Usage = "faults [--seed N (random)] [--duration SECONDS (120)] [--silos N (3)] [--faults KIND,KIND|all (all: cut,halves,bridge,postgres,loss,pause,kill)] [--registers R (16)] [--settle SECONDS (15)] [--silo PATH]";
+    public const string Usage = "faults [--seed N (random)] [--duration SECONDS (120)] [--silos N (3)] [--faults KIND,KIND|all (all: cut,halves,bridge,postgres,loss,pause,kill)] [--registers R (16)] [--settle SECONDS (15)] [--logs DIR] [--silo PATH]";
 
     public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter log)
     {
         int silos = 3, registers = 16, seed = Random.Shared.Next(1, 1_000_000);
         double durationSeconds = 120, settleSeconds = 15;
-        string? siloPath = null;
+        string? siloPath = null, logs = null;
         var kinds = FaultSchedule.AllKinds;
         var known = await CommandOptions.ReadAsync(args, Usage, new Dictionary<string, Action<string>>
         {
@@ -28,6 +28,7 @@ internal static class FaultsCommand
             ["--registers"] = value => registers = int.Parse(value, CultureInfo.InvariantCulture),
             ["--settle"] = value => settleSeconds = double.Parse(value, CultureInfo.InvariantCulture),
             ["--silo"] = value => siloPath = value,
+            ["--logs"] = value => logs = Directory.CreateDirectory(value).FullName,
         }).ConfigureAwait(false);
         if (!known)
         {
@@ -37,10 +38,11 @@ internal static class FaultsCommand
         var schedule = FaultSchedule.Random(seed, silos, TimeSpan.FromSeconds(durationSeconds), kinds);
         await log.WriteLineAsync($"{schedule}\n(replay: faults --seed {seed} --silos {silos} --duration {durationSeconds.ToString(CultureInfo.InvariantCulture)} --faults {string.Join(',', kinds).ToLowerInvariant()})").ConfigureAwait(false);
 
-        await using var cluster = await FaultCluster.StartAsync(silos, Prerequisites.ForSilo(siloPath)).ConfigureAwait(false);
+        await using var cluster = await FaultCluster.StartAsync(silos, Prerequisites.ForSilo(siloPath), logs: logs).ConfigureAwait(false);
         await log.WriteLineAsync($"{silos} silos up in namespaces on {cluster.Network.AddressOf(0)}.., PostgreSQL at {cluster.Postgres.Address}; clients at {cluster.Network.ClientAddress}").ConfigureAwait(false);
         await using var workload = await FaultWorkload.StartAsync(cluster.Silos, registers).ConfigureAwait(false);
         var clock = Stopwatch.StartNew();
+        await log.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"   0.0 s  at {DateTime.Now:HH:mm:ss.fff}")).ConfigureAwait(false);
         await Task.Delay(TimeSpan.FromSeconds(5)).ConfigureAwait(false);
         for (var i = 0; i < schedule.Steps.Count; i++)
         {

@@ -18,10 +18,11 @@ internal sealed class NodeSilo : IDisposable
 
     private readonly Process _process;
     private readonly StringBuilder _output = new();
+    private readonly StreamWriter? _log;
 
-    private NodeSilo(FaultNetwork network, int node, Process process)
+    private NodeSilo(FaultNetwork network, int node, Process process, StreamWriter? log)
     {
-        (Network, Node, _process) = (network, node, process);
+        (Network, Node, _process, _log) = (network, node, process, log);
     }
 
     public FaultNetwork Network { get; }
@@ -50,8 +51,11 @@ internal sealed class NodeSilo : IDisposable
         }
     }
 
-    /// <summary>Starts the silo of <paramref name="silo"/> (its dll) in node <paramref name="node"/> with <paramref name="arguments"/> added.</summary>
-    public static NodeSilo Start(FaultNetwork network, int node, string dotnet, string silo, IEnumerable<string> arguments)
+    /// <summary>
+    /// Starts the silo of <paramref name="silo"/> (its dll) in node <paramref name="node"/> with <paramref name="arguments"/>
+    /// added; with <paramref name="logFile"/>, what it prints is added to that file too.
+    /// </summary>
+    public static NodeSilo Start(FaultNetwork network, int node, string dotnet, string silo, IEnumerable<string> arguments, string? logFile = null)
     {
         var address = network.AddressOf(node);
         var start = network.InNode(node, dotnet,
@@ -66,7 +70,8 @@ internal sealed class NodeSilo : IDisposable
         start.WorkingDirectory = Path.GetDirectoryName(silo)!;
         start.Environment["DOTNET_gcServer"] = "0";
         var process = new Process { StartInfo = start };
-        var started = new NodeSilo(network, node, process);
+        var log = logFile is null ? null : new StreamWriter(logFile, append: true) { AutoFlush = true };
+        var started = new NodeSilo(network, node, process, log);
         process.OutputDataReceived += (_, line) => started.Append(line.Data);
         process.ErrorDataReceived += (_, line) => started.Append(line.Data);
         process.Start();
@@ -143,6 +148,10 @@ internal sealed class NodeSilo : IDisposable
         }
 
         _process.Dispose();
+        lock (_output)
+        {
+            _log?.Dispose();
+        }
     }
 
     private void Signal(string signal)
@@ -161,6 +170,7 @@ internal sealed class NodeSilo : IDisposable
             lock (_output)
             {
                 _output.AppendLine(line);
+                _log?.WriteLine(line);
             }
         }
     }

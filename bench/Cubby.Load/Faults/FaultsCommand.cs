@@ -94,7 +94,9 @@ internal static class FaultsCommand
 
         foreach (var lost in report.Lost.Take(10))
         {
-            text += $"\n  lost: register {lost.Write.Register} acknowledged {lost.Write.Value} through {lost.Write.Via}, read back {lost.ReadBack}";
+            text += string.Create(
+                CultureInfo.InvariantCulture,
+                $"\n  lost: register {lost.Write.Register} acknowledged {lost.Write.Value} through {lost.Write.Via} {At(lost.Write.Acknowledged!.Value)}, read back {lost.ReadBack}; {lost.FirstLost.Value} was acknowledged {At(lost.FirstLost.Acknowledged!.Value)} (sent {At(lost.FirstLost.Sent)})");
         }
 
         foreach (var torn in report.TornSnapshots.Take(5))

@@ -45,7 +45,7 @@ internal static class HistoryChecker
             var readBack = final.GetValueOrDefault(register);
             if (readBack < last.Value)
             {
-                lost.Add(new LostWrite(last, readBack));
+                lost.Add(new LostWrite(last, readBack, writes.First(write => write.Write.Value > readBack).Write));
             }
         }
 
@@ -171,5 +171,8 @@ internal sealed record HistoryReport(int Reads, int AcknowledgedWrites, IReadOnl
 /// <summary>A read whose value had been superseded by an acknowledged write <see cref="Behind"/> before it began.</summary>
 internal sealed record StaleRead(RegisterRead Read, RegisterWrite Newer, TimeSpan Behind);
 
-/// <summary>A register whose last acknowledged write did not read back after the faults.</summary>
-internal sealed record LostWrite(RegisterWrite Write, long ReadBack);
+/// <summary>
+/// A register whose last acknowledged write did not read back after the faults; <see cref="FirstLost"/> is the first
+/// acknowledged write of a value above what read back.
+/// </summary>
+internal sealed record LostWrite(RegisterWrite Write, long ReadBack, RegisterWrite FirstLost);

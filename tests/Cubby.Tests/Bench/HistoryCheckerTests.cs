@@ -78,12 +78,14 @@ public sealed class HistoryCheckerTests
         var history = new ClientHistory();
         history.Wrote(1, 1, sent: 10, acknowledged: 20, via: "a");
         history.Wrote(2, 5, sent: 10, acknowledged: 20, via: "a");
+        history.Wrote(2, 6, sent: 30, acknowledged: 40, via: "a");
+        history.Wrote(2, 7, sent: 50, acknowledged: 60, via: "a");
 
-        var report = HistoryChecker.Check(history, new Dictionary<int, long> { [1] = 1 });
+        var report = HistoryChecker.Check(history, new Dictionary<int, long> { [1] = 1, [2] = 5 });
 
         var lost = Assert.Single(report.Lost);
-        Assert.Equal(2, lost.Write.Register);
-        Assert.Equal(0, lost.ReadBack);
+        Assert.Equal((2, 7, 5), (lost.Write.Register, lost.Write.Value, lost.ReadBack));
+        Assert.Equal(40, lost.FirstLost.Acknowledged);
     }
 
     [Fact]

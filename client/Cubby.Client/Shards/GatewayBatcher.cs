@@ -69,10 +69,13 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
     public bool IsAvailable =>
         Interlocked.Read(ref _failedAt) is var failedAt && (failedAt == 0 || TimeProvider.System.GetElapsedTime(failedAt) >= FailurePause) && live.Contains(gateway);
 
-    /// <summary>Queues <paramref name="operation"/> for the next batch, sending one now if fewer than the limit travel.</summary>
-    public ValueTask<ShardOperationResult> Enqueue(ShardOperation operation)
+    /// <summary>
+    /// Queues <paramref name="operation"/> for the next batch, sending one now if fewer than the limit travel; a write
+    /// is not run past <paramref name="deadline"/> (<see cref="CallDeadline"/>).
+    /// </summary>
+    public ValueTask<ShardOperationResult> Enqueue(ShardOperation operation, long deadline)
     {
-        var pending = PendingOperation.Rent(operation);
+        var pending = PendingOperation.Rent(operation, deadline);
         Flight? flight = null;
         PendingOperation[]? batch = null;
         lock (_gate)
@@ -169,15 +172,31 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
         try
         {
             var operations = Array.ConvertAll(batch, static pending => pending.Operation);
+            var writeDeadline = WriteDeadline(batch);
             return link is null
-                ? await service.Run(operations).ConfigureAwait(false)
-                : await service.RunTracked(operations, link.Reference).ConfigureAwait(false);
+                ? await service.Run(operations, writeDeadline).ConfigureAwait(false)
+                : await service.RunTracked(operations, writeDeadline, link.Reference).ConfigureAwait(false);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
             // Each operation still has its single call, with its retries.
             return null;
         }
+    }
+
+    /// <summary>The earliest deadline of the batch's writes: a write not run by then is not run at all.</summary>
+    private static long WriteDeadline(PendingOperation[] batch)
+    {
+        var earliest = long.MaxValue;
+        foreach (var pending in batch)
+        {
+            if (pending.Operation.Changes)
+            {
+                earliest = Math.Min(earliest, pending.Deadline);
+            }
+        }
+
+        return earliest == long.MaxValue ? CallDeadline.None : earliest;
     }
 
     /// <summary>
@@ -257,9 +276,12 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
 
         public ShardOperation Operation { get; private set; } = null!;
 
+        /// <summary>When its caller stops waiting (<see cref="CallDeadline"/>).</summary>
+        public long Deadline { get; private set; }
+
         public ValueTask<ShardOperationResult> Answer => new(this, _answer.Version);
 
-        public static PendingOperation Rent(ShardOperation operation)
+        public static PendingOperation Rent(ShardOperation operation, long deadline)
         {
             PendingOperation? pending;
             lock (PoolGate)
@@ -269,6 +291,7 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
 
             pending ??= new PendingOperation();
             pending.Operation = operation;
+            pending.Deadline = deadline;
             return pending;
         }
 

@@ -24,8 +24,9 @@ internal sealed class ShardCalls(IGrainFactory grains, int slotCount, TimeSpan t
     /// <summary>
     /// Runs <paramref name="operation"/> in a batch to the gateway of its shard's silo when one is known and connected,
     /// and as the single grain call <paramref name="single"/> when not, or when the batch did not run it; the batch's
-    /// wait counts against the call's timeout. Cancelling stops the caller's wait only: an operation its batch did not
-    /// run is still sent once to its grain, as a single call already sent still runs.
+    /// wait counts against the call's timeout, and both carry its deadline (<see cref="CallDeadline"/>), past which no
+    /// shard runs it. Cancelling stops the caller's wait, and no attempt is sent after it; one already sent may still
+    /// run, until the deadline.
     /// </summary>
     public ValueTask<T> CallAsync<T>(
         ShardOperation operation, Func<ShardOperationResult, T> read, Func<IShardGrain, ShardOperation, ValueTask<T>> single, string key, CancellationToken cancellationToken)
@@ -46,7 +47,8 @@ internal sealed class ShardCalls(IGrainFactory grains, int slotCount, TimeSpan t
             return CallAsync(operation.Slot, operation, single, key, timeout, cancellationToken);
         }
 
-        var finishing = FinishAsync(batcher.Enqueue(operation), operation, read, single, key, Stopwatch.GetTimestamp(), cancellationToken);
+        var deadline = CallDeadline.After(timeout);
+        var finishing = FinishAsync(batcher.Enqueue(operation, deadline), operation, read, single, key, Stopwatch.GetTimestamp(), deadline, cancellationToken);
         return cancellationToken.CanBeCanceled ? new ValueTask<T>(WaitAsync(finishing.AsTask(), cancellationToken)) : finishing;
     }
 
@@ -66,7 +68,7 @@ internal sealed class ShardCalls(IGrainFactory grains, int slotCount, TimeSpan t
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<T> FinishAsync<T>(
-        ValueTask<ShardOperationResult> batched, ShardOperation operation, Func<ShardOperationResult, T> read, Func<IShardGrain, ShardOperation, ValueTask<T>> single, string key, long started, CancellationToken cancellationToken)
+        ValueTask<ShardOperationResult> batched, ShardOperation operation, Func<ShardOperationResult, T> read, Func<IShardGrain, ShardOperation, ValueTask<T>> single, string key, long started, long deadline, CancellationToken cancellationToken)
     {
         var result = await batched.ConfigureAwait(false);
         if (result.Status == ShardOperationStatus.Done)
@@ -79,7 +81,7 @@ internal sealed class ShardCalls(IGrainFactory grains, int slotCount, TimeSpan t
             batches!.Missed();
         }
 
-        return await CallAsync(operation.Slot, operation, single, key, timeout - Stopwatch.GetElapsedTime(started), cancellationToken, sendIfCancelled: true).ConfigureAwait(false);
+        return await CallAsync(operation.Slot, operation, single, key, timeout - Stopwatch.GetElapsedTime(started), cancellationToken, deadline).ConfigureAwait(false);
     }
 
     /// <summary>Runs <paramref name="call"/> on the shard of <paramref name="slot"/>; <paramref name="key"/> names the call in errors.</summary>
@@ -87,35 +89,35 @@ internal sealed class ShardCalls(IGrainFactory grains, int slotCount, TimeSpan t
         CallAsync(slot, state, call, key, timeout, cancellationToken);
 
     /// <summary>
-    /// The single call, trying again within <paramref name="budget"/>; with <paramref name="sendIfCancelled"/> its first
-    /// attempt is sent even when the caller has stopped waiting (an operation its batch did not run).
+    /// The single call, trying again within <paramref name="budget"/>, every attempt carrying <paramref name="deadline"/>
+    /// (when given, that of the batch the operation went in first; else <paramref name="budget"/> from now).
     /// </summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<T> CallAsync<TState, T>(
-        int slot, TState state, Func<IShardGrain, TState, ValueTask<T>> call, string key, TimeSpan budget, CancellationToken cancellationToken, bool sendIfCancelled = false)
+        int slot, TState state, Func<IShardGrain, TState, ValueTask<T>> call, string key, TimeSpan budget, CancellationToken cancellationToken, long deadline = CallDeadline.None)
     {
-        if (!sendIfCancelled)
+        cancellationToken.ThrowIfCancellationRequested();
+        if (budget <= TimeSpan.Zero)
         {
-            cancellationToken.ThrowIfCancellationRequested();
+            throw NoAnswer(key, null);
         }
 
         if (gateway is { IsConnected: false })
         {
-            await gateway.ConnectAsync(sendIfCancelled ? CancellationToken.None : cancellationToken).ConfigureAwait(false);
+            await gateway.ConnectAsync(cancellationToken).ConfigureAwait(false);
         }
 
         try
         {
             return await ShardCallRetry.CallAsync(
-                (Grain: GrainOf(slot), State: state, Call: call),
-                static s => s.Call(s.Grain, s.State),
+                (Grain: GrainOf(slot), State: state, Call: call, Deadline: deadline == CallDeadline.None ? CallDeadline.After(budget) : deadline),
+                static s => CallDeadline.Carrying(s.Deadline, s, static s => s.Call(s.Grain, s.State)),
                 budget,
                 cancellationToken: cancellationToken).ConfigureAwait(false);
         }
-        catch (TimeoutException exception)
+        catch (Exception exception) when (exception is TimeoutException or CallDeadlineException)
         {
-            throw new TimeoutException(
-                $"The call for '{key}' got no answer within {timeout.TotalSeconds:0.###} s (Cubby:Client:OperationTimeout).", exception);
+            throw NoAnswer(key, exception);
         }
         catch (Exception exception) when (ShardCallRetry.IsTransient(exception, cancellationToken))
         {
@@ -123,4 +125,7 @@ internal sealed class ShardCalls(IGrainFactory grains, int slotCount, TimeSpan t
                 $"No Cubby silo could take the call for '{key}' within {timeout.TotalSeconds:0.###} s (Cubby:Client:OperationTimeout): {exception.Message}", exception);
         }
     }
+
+    private TimeoutException NoAnswer(string key, Exception? exception) =>
+        new($"The call for '{key}' got no answer within {timeout.TotalSeconds:0.###} s (Cubby:Client:OperationTimeout).", exception);
 }

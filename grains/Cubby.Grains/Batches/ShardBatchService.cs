@@ -15,18 +15,18 @@ namespace Cubby.Grains.Batches;
 internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo silo, ILoggerFactory loggers, ShardCatalog catalog, ShardHomes homes)
     : GrainService(id, silo, loggers), IShardBatchService
 {
-    public ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations) => Run(operations, reader: -1, link: null);
+    public ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations, long writeDeadline) => Run(operations, writeDeadline, reader: -1, link: null);
 
-    public ValueTask<ShardOperationResult[]> RunTracked(ShardOperation[] operations, INearCacheReader reader)
+    public ValueTask<ShardOperationResult[]> RunTracked(ShardOperation[] operations, long writeDeadline, INearCacheReader reader)
     {
         ArgumentNullException.ThrowIfNull(reader);
         if (catalog.Tracking is not { } tracking)
         {
-            return Run(operations, reader: -1, link: null);
+            return Run(operations, writeDeadline, reader: -1, link: null);
         }
 
         var (number, link) = tracking.NumberOf(reader);
-        return Run(operations, number, link);
+        return Run(operations, writeDeadline, number, link);
     }
 
     public ValueTask<NearCacheLease> Renew(INearCacheReader reader, NearCacheTerms terms)
@@ -61,16 +61,19 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
     /// Runs the batch; <paramref name="reader"/> is the number of the near cache its tracked reads are for, or -1, and
     /// <paramref name="link"/> the link to it. Its writes wait for that near cache only when it takes values with
     /// changes (it then holds what it wrote when answered); otherwise the client drops what it kept of a key itself once
-    /// its write is answered.
+    /// its write is answered. Past <paramref name="writeDeadline"/> its writes are not run.
     /// </summary>
-    private ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations, int reader, NearCacheLink? link)
+    private ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations, long writeDeadline, int reader, NearCacheLink? link)
     {
         ArgumentNullException.ThrowIfNull(operations);
         var results = new ShardOperationResult[operations.Length];
+        var late = CallDeadline.HasPassed(writeDeadline);
         UnsettledShards? unsettled = null;
         for (var i = 0; i < operations.Length; i++)
         {
-            results[i] = RunOne(operations[i], reader, ref unsettled);
+            results[i] = late && operations[i] is { Changes: true }
+                ? ShardOperationResult.Failed
+                : RunOne(operations[i], reader, ref unsettled);
         }
 
         return unsettled is null ? ValueTask.FromResult(results) : AfterSettlingAsync(operations, results, unsettled, link);

@@ -31,6 +31,9 @@ internal static class ErrorText
 
     public const string CrossShard = "CROSSSLOT keys of an atomic multi-key command must be in shards held by one silo; use a {hash tag} to keep them in one shard";
 
+    public static string WaitedPastCallTimeout(TimeSpan timeout) =>
+        $"CLUSTERDOWN the command waited at this silo longer than Cubby:Clustering:CallTimeout ({timeout.TotalMilliseconds:0} ms) behind one before it, so it was not run";
+
     public static string ShardUnreachable(int slot, string reason) =>
         $"CLUSTERDOWN shard {slot} did not answer within Cubby:Clustering:CallTimeout: {reason}";
 

@@ -14,12 +14,14 @@ public interface IShardBatchService : IGrainService
     /// <summary>
     /// Runs each operation on its shard on this silo, in order. A batch runs in well under a millisecond on a live silo;
     /// one unanswered for a second went to a silo that is stopping or gone, and its operations are better sent to
-    /// their grains than waited for.
+    /// their grains than waited for. Writes that arrive after <paramref name="writeDeadline"/> are not run (answered
+    /// <see cref="ShardOperationStatus.Failed"/>): their callers no longer wait (<see cref="CallDeadline"/>).
     /// </summary>
     /// <param name="operations">The operations.</param>
+    /// <param name="writeDeadline">The earliest deadline of the batch's writes, in UTC ticks; <see cref="CallDeadline.None"/> for none.</param>
     /// <returns>One result per operation, in the same order.</returns>
     [ResponseTimeout("00:00:01")]
-    ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations);
+    ValueTask<ShardOperationResult[]> Run(ShardOperation[] operations, long writeDeadline);
 
     /// <summary>
     /// Runs the operations as <see cref="Run"/> does; for each <see cref="ShardOperationKind.TrackedGet"/> the shard also
@@ -27,10 +29,11 @@ public interface IShardBatchService : IGrainService
     /// the key next changes, is removed or expires, or when its shard is flushed or leaves this silo.
     /// </summary>
     /// <param name="operations">The operations.</param>
+    /// <param name="writeDeadline">The earliest deadline of the batch's writes, in UTC ticks; <see cref="CallDeadline.None"/> for none.</param>
     /// <param name="reader">The client's near cache.</param>
     /// <returns>One result per operation, in the same order.</returns>
     [ResponseTimeout("00:00:01")]
-    ValueTask<ShardOperationResult[]> RunTracked(ShardOperation[] operations, INearCacheReader reader);
+    ValueTask<ShardOperationResult[]> RunTracked(ShardOperation[] operations, long writeDeadline, INearCacheReader reader);
 
     /// <summary>
     /// Renews a near-cache reader's lease: says which link to it this silo keeps (opening one when there is none) and how

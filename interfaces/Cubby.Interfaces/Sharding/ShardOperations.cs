@@ -52,6 +52,9 @@ public sealed record ShardOperation(
     [property: Id(6)] CacheEntryFlags Flags = CacheEntryFlags.None,
     [property: Id(7)] ShardWriteCondition Condition = ShardWriteCondition.Always)
 {
+    /// <summary>Whether it changes its key (a write, a removal, a renewal): one its caller gave up on must not run late.</summary>
+    public bool Changes => Kind is ShardOperationKind.Set or ShardOperationKind.Remove or ShardOperationKind.Refresh;
+
     /// <summary>A read of <paramref name="key"/>.</summary>
     /// <param name="slot">The key's shard.</param>
     /// <param name="key">The key.</param>

@@ -193,6 +193,16 @@ internal sealed class ClientSession
     /// <summary>Set when the server is stopping and asked this connection to close.</summary>
     public bool ShutdownRequested { get; private set; }
 
+    /// <summary>
+    /// When (a <see cref="Stopwatch"/> timestamp) the commands being run had arrived at the latest: each runs within
+    /// <c>Cubby:Clustering:CallTimeout</c> of that or not at all (<see cref="CallBudget"/>), so a command that waited
+    /// behind a slow one is not run after a client that waits that long has given up on it.
+    /// </summary>
+    public long ArrivedBy { get; set; } = Stopwatch.GetTimestamp();
+
+    /// <summary>What is left of the call timeout of the commands being run, counted from <see cref="ArrivedBy"/>.</summary>
+    public TimeSpan CallBudget => Silo.Options.Clustering.CallTimeout - Stopwatch.GetElapsedTime(ArrivedBy);
+
     public void RequestShutdown()
     {
         ShutdownRequested = true;

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Diagnostics;
 using System.IO.Pipelines;
 using Cubby.Diagnostics;
+using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Diagnostics;
@@ -54,13 +55,26 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
         var lifetime = connection.Features.Get<IConnectionLifetimeNotificationFeature>();
         using var closing = lifetime?.ConnectionClosedRequested.Register(static state => ((ClientSession)state!).RequestShutdown(), session);
         var pipelining = false;
+        var drained = true;
+        var lastRead = Stopwatch.GetTimestamp();
         try
         {
             while (!session.CloseRequested)
             {
                 // No ConnectionClosed token: it fires as soon as the client half-closes, which would drop the commands
                 // it sent before that are still buffered. A closed or aborted connection completes the pipe instead.
-                var read = await input.ReadAsync().ConfigureAwait(false);
+                var pending = input.ReadAsync();
+                var waited = !pending.IsCompleted;
+                var read = await pending.ConfigureAwait(false);
+                var readAt = Stopwatch.GetTimestamp();
+                if (drained)
+                {
+                    // Bytes waited for arrived as the read completed; bytes already there, after the last read took
+                    // what was there then.
+                    session.ArrivedBy = waited ? readAt : lastRead;
+                }
+
+                lastRead = readAt;
                 if (pipelined.ShouldOffload(pipelining))
                 {
                     // Queued to the pool without allocating: the async method's state machine is the work item.
@@ -72,8 +86,9 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
                 pipelined.Ran(ref pipelining, executed);
 
                 // Paused on a full reply buffer or a deferred command: the rest is already here, so don't wait for
-                // more bytes to resume.
+                // more bytes to resume. Bytes left over keep the arrival of the read that brought them.
                 input.AdvanceTo(consumed, paused ? consumed : buffer.End);
+                drained = buffer.Slice(consumed).IsEmpty;
                 if (!await SettledAsync(session, connection).ConfigureAwait(false))
                 {
                     break;
@@ -169,6 +184,9 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
         var executed = 0;
         var warmedAhead = 0;
         var clock = Stopwatch.GetTimestamp();
+
+        // Commands that waited past the call timeout (behind a slow one) are answered with an error, not run.
+        var late = Stopwatch.GetElapsedTime(session.ArrivedBy, clock) > silo.Options.Clustering.CallTimeout;
         try
         {
             while (!session.CloseRequested)
@@ -199,6 +217,12 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
 
                 executed++;
                 warmedAhead--;
+                if (late && !RunsLate(session, request))
+                {
+                    session.Writer.WriteError(ErrorText.WaitedPastCallTimeout(silo.Options.Clustering.CallTimeout));
+                    continue;
+                }
+
                 clock = Execute(session, request, clock);
                 if (session.HasDeferred)
                 {
@@ -219,6 +243,21 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
         }
 
         return (consumed, null, false, executed);
+    }
+
+    /// <summary>
+    /// Whether a command that waited past the call timeout still runs: only EXEC or DISCARD of a transaction, which a late
+    /// command aborts (as a command refused while queueing does), so that EXEC then runs none of it.
+    /// </summary>
+    private bool RunsLate(ClientSession session, RespRequest request)
+    {
+        if (session.Transaction is not { } transaction)
+        {
+            return false;
+        }
+
+        transaction.Abort();
+        return silo.Commands.Find(request[0]) is { ControlsTransaction: true };
     }
 
     /// <summary>Runs one command whose latency counts from <paramref name="started"/>; returns when it finished.</summary>

@@ -34,7 +34,7 @@ internal static class MultiKeyCalls
             if (!TryRunShareHere(session, command, part, slot, merged, share))
             {
                 // Copied now: the request's buffers belong to the connection again once this method first awaits.
-                relayed.Add((ShardRelay.RunAsync(silo, slot, ShardRelay.Command(part, session.Context)), share));
+                relayed.Add((ShardRelay.RunAsync(silo, slot, ShardRelay.Command(part, session.Context), session.CallBudget), share));
             }
         }
 

@@ -9,7 +9,7 @@ internal static class ShardCalls
     public static async ValueTask RunAsync(ClientSession session, RespRequest request, int slot)
     {
         // Copied now: the request's buffers belong to the connection again once this method first awaits.
-        var reply = await ShardRelay.RunAsync(session.Silo, slot, ShardRelay.Command(request, session.Context)).ConfigureAwait(false);
+        var reply = await ShardRelay.RunAsync(session.Silo, slot, ShardRelay.Command(request, session.Context), session.CallBudget).ConfigureAwait(false);
         await session.ReplyTurnAsync().ConfigureAwait(false);
         session.Writer.WriteRelayedReply(reply.Reply);
     }

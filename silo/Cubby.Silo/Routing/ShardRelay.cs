@@ -10,7 +10,8 @@ namespace Cubby.Silo.Routing;
 /// Reaches a shard through Orleans when it is not active on this silo (or is moving): the command travels as its parsed
 /// arguments to <see cref="IShardCommands.Run"/> and its reply comes back encoded in the client's protocol. A call that
 /// finds the shard's silo gone, stopping or unreachable is tried again until <c>Cubby:Clustering:CallTimeout</c>
-/// (<see cref="ShardCallRetry"/>).
+/// (<see cref="ShardCallRetry"/>), and every attempt carries that deadline (<see cref="CallDeadline"/>): one held in a
+/// cut link and delivered later is not run after the door gave up on it.
 /// </summary>
 internal static class ShardRelay
 {
@@ -18,14 +19,17 @@ internal static class ShardRelay
     public static RelayedCommand Command(RespRequest request, CommandContext context) =>
         RelayedCommand.Create(request.Count, i => request[i], context.Writer.Version, context.TrackReadsFor);
 
-    /// <summary>Runs <paramref name="command"/> on shard <paramref name="slot"/> wherever it is; its reply, or an error reply.</summary>
-    public static async Task<RelayedReply> RunAsync(SiloRuntime silo, int slot, RelayedCommand command)
+    /// <summary>
+    /// Runs <paramref name="command"/> on shard <paramref name="slot"/> wherever it is, within <paramref name="budget"/>
+    /// (what is left of its client's call timeout); its reply, or an error reply.
+    /// </summary>
+    public static async Task<RelayedReply> RunAsync(SiloRuntime silo, int slot, RelayedCommand command, TimeSpan budget)
     {
         silo.Statistics.Relayed();
         RelayedReply reply;
         try
         {
-            reply = await CallAsync(silo, grains => grains.GetGrain<IShardCommands>(slot).Run(command).AsTask()).ConfigureAwait(false);
+            reply = await CallAsync(silo, grains => grains.GetGrain<IShardCommands>(slot).Run(command).AsTask(), budget).ConfigureAwait(false);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
@@ -36,13 +40,21 @@ internal static class ShardRelay
         return reply;
     }
 
-    /// <summary>Calls a shard grain, trying again while its silo is unreachable or stopping, until the call timeout.</summary>
-    public static Task<T> CallAsync<T>(SiloRuntime silo, Func<IGrainFactory, Task<T>> call) =>
-        ShardCallRetry.CallAsync(() => call(silo.Grains), silo.Options.Clustering.CallTimeout, _ => silo.Statistics.RelayRetried());
+    /// <summary>
+    /// Calls a shard grain, trying again while its silo is unreachable or stopping, until the call timeout (or the
+    /// <paramref name="budget"/> left of it), which is also every attempt's deadline.
+    /// </summary>
+    public static Task<T> CallAsync<T>(SiloRuntime silo, Func<IGrainFactory, Task<T>> call, TimeSpan? budget = null)
+    {
+        var timeout = budget ?? silo.Options.Clustering.CallTimeout;
+        var deadline = CallDeadline.After(timeout);
+        return ShardCallRetry.CallAsync(() => CallDeadline.Carrying(deadline, (call, silo.Grains), static s => s.call(s.Grains)), timeout, _ => silo.Statistics.RelayRetried());
+    }
 
     public static string Describe(Exception exception, int slot) => exception switch
     {
         _ when ShardCallRetry.IsTransient(exception) => ErrorText.ShardUnreachable(slot, exception.Message),
+        CallDeadlineException => ErrorText.ShardUnreachable(slot, exception.Message),
         CubbyOutOfMemoryException => ErrorText.OutOfMemory,
         _ => "ERR internal error: " + FirstLine(exception.Message),
     };

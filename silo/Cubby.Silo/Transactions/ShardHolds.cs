@@ -43,7 +43,16 @@ internal static class ShardHolds
                 callback.Finish();
             }
 
-            await holding.ConfigureAwait(false);
+            try
+            {
+                await holding.ConfigureAwait(false);
+            }
+            catch (Exception exception) when (ShardCallRetry.IsTransient(exception))
+            {
+                // The work ran and its reply is written; the chain's first call outlived its response timeout (work
+                // waiting that long on a shard across a partition), so the holds may have lapsed before it ended
+                // (docs/transactions.md). Nothing is left to undo here, and the connection goes on.
+            }
         }
         catch (Exception exception) when (exception is not OutOfMemoryException && !callback.AllHeld.IsCompleted)
         {

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Cubby.Grains.Commands;
 using Cubby.Sharding;
 using Cubby.Silo.Commands;
@@ -62,6 +63,11 @@ internal static class TransactionRunner
     private static async ValueTask RunAsync(ClientSession session, QueuedTransaction transaction)
     {
         var exec = session.TakeDeferredTracking();
+
+        // With its shards held, the transaction runs whole: each command gets the whole call timeout, not what EXEC's own
+        // wait for the holds left, which could stop one half of it.
+        var arrived = session.ArrivedBy;
+        session.ArrivedBy = Stopwatch.GetTimestamp();
         session.Writer.WriteArrayHeader(transaction.Commands.Count);
         foreach (var (_, request) in transaction.Commands)
         {
@@ -72,6 +78,7 @@ internal static class TransactionRunner
             }
         }
 
+        session.ArrivedBy = arrived;
         session.RestoreDeferredTracking(exec);
     }
 

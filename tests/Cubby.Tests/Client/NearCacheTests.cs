@@ -139,7 +139,7 @@ public sealed class NearCacheTests
             var service = SiloBatches.ServiceAt(grains, Assert.IsType<CubbyClient>(harness.Client).Batches!.Batchers.Single().Gateway);
             var leased = Stopwatch.StartNew();
             await service.Renew(reader, new NearCacheTerms(term, changesWait));
-            var read = await service.RunTracked([ShardOperation.TrackedGet(new ShardMap().SlotOf(key), Utf8(key), slide: false)], reader);
+            var read = await service.RunTracked([ShardOperation.TrackedGet(new ShardMap().SlotOf(key), Utf8(key), slide: false)], CallDeadline.None, reader);
             Assert.Equal("v1", Text(read[0].Entry?.Value));
             return new StalledNearCache(app, stalled, leased);
         }

@@ -7,7 +7,8 @@ namespace Cubby.Tests.Infrastructure;
 /// <summary>
 /// Counts the shard calls a silo receives (<see cref="IShardGrain"/> calls, and each operation of a client's batch to
 /// <see cref="IShardBatchService"/>), so a test can tell whether a client sent anything, and holds calls about a chosen
-/// key (a whole batch holding one) before they run, so a test can leave a call without an answer.
+/// key (a whole batch holding one, or a RESP command a door relays with it first) before they run, so a test can leave
+/// a call without an answer.
 /// </summary>
 public sealed class ShardCallCounter : IIncomingGrainCallFilter
 {
@@ -30,6 +31,11 @@ public sealed class ShardCallCounter : IIncomingGrainCallFilter
             {
                 await held.ArriveAsync();
             }
+        }
+        else if (context.InterfaceMethod?.DeclaringType == typeof(Cubby.Grains.IShardCommands) && context.Request.GetArgument(0) is Cubby.Grains.Commands.RelayedCommand relayed
+            && relayed.Lengths.Length > 1 && HeldFor(relayed.Arguments.AsSpan(relayed.Lengths[0], relayed.Lengths[1]).ToArray()) is { } heldCommand)
+        {
+            await heldCommand.ArriveAsync();
         }
         else if (context.InterfaceMethod?.DeclaringType == typeof(IShardBatchService) && context.Request.GetArgumentCount() > 0
             && context.Request.GetArgument(0) is ShardOperation[] operations)

@@ -53,7 +53,7 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
             renewals.Renew(link);
         }
 
-        if (!_fills.TryGetValue(key, out var fill) || !cache.Unspoiled(fill.Ticket, slot))
+        if (!_fills.TryGetValue(key, out var fill) || !fill.Joinable || !cache.Unspoiled(fill.Ticket, slot))
         {
             fill = new Fill(cache.BeginFill(key, slot, link));
             _fills[key] = fill;
@@ -98,7 +98,7 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
                 batcher,
                 ShardOperation.TrackedGet(slot, bytes, slide: true),
                 static result => (result.Entry, true),
-                static async (grain, s) => (await grain.Get(s.Key, s.Slide).ConfigureAwait(false), false),
+                fill.ReadUntrackedAsync,
                 key,
                 CancellationToken.None).ConfigureAwait(false);
             NearRead? read = null;
@@ -149,8 +149,24 @@ internal sealed class NearCacheReads(NearCache cache, LeaseRenewals renewals, Sh
     /// <summary>A tracked read on its way, and the callers' shared answer.</summary>
     private sealed class Fill(FillTicket ticket)
     {
+        private volatile bool _joinable = true;
+
         public FillTicket Ticket { get; } = ticket;
 
         public TaskCompletionSource<NearRead?> Result { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        /// <summary>
+        /// Whether a caller that misses the key now may share this read: not once it went as an untracked read, as
+        /// nothing would then tell this client of a write that lands after that read and is answered before the caller
+        /// began, and the caller would be answered with the value from before it.
+        /// </summary>
+        public bool Joinable => _joinable;
+
+        /// <summary>The read as a single grain call, its batch not having run it: untracked, so no caller joins it any more.</summary>
+        public async ValueTask<(ShardEntry? Entry, bool Tracked)> ReadUntrackedAsync(IShardGrain grain, ShardOperation operation)
+        {
+            _joinable = false;
+            return (await grain.Get(operation.Key, operation.Slide).ConfigureAwait(false), false);
+        }
     }
 }

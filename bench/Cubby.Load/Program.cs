@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.InteropServices;
 using Cubby.Load.Allocation;
 using Cubby.Load.Cluster;
 using Cubby.Load.Reports;
@@ -68,7 +69,25 @@ internal static class Program
 
         if (args is ["faults", .. var faultArguments])
         {
-            return await RunCommandAsync(() => Faults.FaultsCommand.RunAsync(faultArguments, Console.Out)).ConfigureAwait(false);
+            // Stopped by a signal, it still takes down the silos, PostgreSQL and the namespaces it made.
+            using var stop = new CancellationTokenSource();
+            using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, Stop);
+            using var terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Stop);
+            try
+            {
+                return await RunCommandAsync(() => Faults.FaultsCommand.RunAsync(faultArguments, Console.Out, stop.Token)).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (stop.IsCancellationRequested)
+            {
+                await Console.Error.WriteLineAsync("stopped by a signal; the fault network and its silos are gone").ConfigureAwait(false);
+                return 130;
+            }
+
+            void Stop(PosixSignalContext context)
+            {
+                context.Cancel = true;
+                stop.Cancel();
+            }
         }
 
         if (args is ["delay", .. var delayArguments])

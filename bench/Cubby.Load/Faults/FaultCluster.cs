@@ -7,6 +7,13 @@ namespace Cubby.Load.Faults;
 /// </summary>
 internal sealed class FaultCluster : IAsyncDisposable
 {
+    /// <summary>
+    /// How long a silo tries a call for a RESP client (<c>Cubby:Clustering:CallTimeout</c>, its default), and so the
+    /// deadline of a command it relays: the workload's RESP clients wait longer. It is also how long a transaction keeps
+    /// its holds: 5 s lost them in most runs of the two-minute schedule.
+    /// </summary>
+    public static readonly TimeSpan CallTimeout = TimeSpan.FromSeconds(15);
+
     private static readonly TimeSpan StartTimeout = TimeSpan.FromSeconds(90);
 
     private readonly ToolSet _tools;
@@ -173,7 +180,10 @@ internal sealed class FaultCluster : IAsyncDisposable
         node,
         _tools.Dotnet,
         _tools.Silo,
-        ["--Cubby:Clustering:Mode", "Postgres", "--Cubby:Clustering:ConnectionString", Postgres.ConnectionString, .. _logs is null ? [] : LogArguments],
+        [
+            "--Cubby:Clustering:Mode", "Postgres", "--Cubby:Clustering:ConnectionString", Postgres.ConnectionString,
+            "--Cubby:Clustering:CallTimeout", CallTimeout.ToString("c", System.Globalization.CultureInfo.InvariantCulture), .. _logs is null ? [] : LogArguments,
+        ],
         _logs is null ? null : Path.Combine(_logs, $"node-{node}.log"));
 
     /// <summary>What a silo logs when <c>--logs</c> is given: what its shards and fence did, and what its membership saw.</summary>

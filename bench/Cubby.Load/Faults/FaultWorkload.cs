@@ -21,8 +21,11 @@ internal sealed class FaultWorkload : IAsyncDisposable
     private const string CounterKey = "counter";
     private const string WatchedKey = "watched";
     private const int Accounts = 8;
-    private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(2);
-    private static readonly TimeSpan GatewayTimeout = TimeSpan.FromSeconds(5);
+    // Longer than what the silos and the gateway client give a call (FaultCluster.CallTimeout, OperationTimeout): a
+    // client that gives up sooner may see a write it gave up on land after its later ones (docs/faults.md).
+    private static readonly TimeSpan Timeout = FaultCluster.CallTimeout + TimeSpan.FromSeconds(1);
+    private static readonly TimeSpan OperationTimeout = TimeSpan.FromSeconds(5);
+    private static readonly TimeSpan GatewayTimeout = OperationTimeout + TimeSpan.FromSeconds(1);
 
     private readonly ConnectionMultiplexer[] _doors;
     private readonly ServiceProvider _app;
@@ -64,6 +67,7 @@ internal sealed class FaultWorkload : IAsyncDisposable
             }
 
             options.NearCache.Enabled = true;
+            options.OperationTimeout = OperationTimeout;
         });
         var workload = new FaultWorkload(doors, services.BuildServiceProvider(), registers);
         var database = doors[0].GetDatabase();

@@ -13,7 +13,8 @@ internal static class FaultsCommand
 {
     public const string Usage = "faults [--seed N (random)] [--duration SECONDS (120)] [--silos N (3)] [--faults KIND,KIND|all (all: cut,halves,bridge,postgres,loss,pause,kill)] [--registers R (16)] [--settle SECONDS (15)] [--logs DIR] [--silo PATH]";
 
-    public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter log)
+    /// <summary>Runs the command; <paramref name="stop"/> (SIGINT, SIGTERM) ends it early, with the network and silos taken down.</summary>
+    public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter log, CancellationToken stop = default)
     {
         int silos = 3, registers = 16, seed = Random.Shared.Next(1, 1_000_000);
         double durationSeconds = 120, settleSeconds = 15;
@@ -43,15 +44,15 @@ internal static class FaultsCommand
         await using var workload = await FaultWorkload.StartAsync(cluster.Silos, registers).ConfigureAwait(false);
         var clock = Stopwatch.StartNew();
         await log.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"   0.0 s  at {DateTime.Now:HH:mm:ss.fff}")).ConfigureAwait(false);
-        await Task.Delay(TimeSpan.FromSeconds(5)).ConfigureAwait(false);
+        await Task.Delay(TimeSpan.FromSeconds(5), stop).ConfigureAwait(false);
         for (var i = 0; i < schedule.Steps.Count; i++)
         {
             var step = schedule.Steps[i];
             await log.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"{clock.Elapsed.TotalSeconds,6:0.0} s  step {i + 1}, {step.Kind.ToString().ToLowerInvariant()}: {step}")).ConfigureAwait(false);
             await cluster.ApplyAsync(step).ConfigureAwait(false);
-            await Task.Delay(step.Hold).ConfigureAwait(false);
+            await Task.Delay(step.Hold, stop).ConfigureAwait(false);
             await cluster.HealAsync(step).ConfigureAwait(false);
-            await Task.Delay(step.Gap).ConfigureAwait(false);
+            await Task.Delay(step.Gap, stop).ConfigureAwait(false);
 
             // A silo declared dead stops once it hears so; started again, it joins as a new one.
             if (await cluster.RestartStoppedAsync().ConfigureAwait(false) is { Count: > 0 } restarted)
@@ -61,7 +62,7 @@ internal static class FaultsCommand
         }
 
         await log.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"{clock.Elapsed.TotalSeconds,6:0.0} s  schedule done; settling for {settleSeconds:0} s")).ConfigureAwait(false);
-        await Task.Delay(TimeSpan.FromSeconds(settleSeconds)).ConfigureAwait(false);
+        await Task.Delay(TimeSpan.FromSeconds(settleSeconds), stop).ConfigureAwait(false);
         await workload.StopAsync().ConfigureAwait(false);
         var report = await workload.CheckAsync().ConfigureAwait(false);
         await log.WriteLineAsync(Describe(report, clock.Elapsed, Stopwatch.GetTimestamp())).ConfigureAwait(false);
@@ -101,7 +102,7 @@ internal static class FaultsCommand
 
         foreach (var torn in report.TornSnapshots.Take(5))
         {
-            text += $"\n  torn: the accounts added up to {torn.Total} through {torn.Via}";
+            text += $"\n  torn: the accounts added up to {torn.Total} through {torn.Via} {At(torn.Began)}";
         }
 
         foreach (var duplicate in report.DuplicateCommits.Take(5))

@@ -38,7 +38,6 @@ internal sealed partial class ShardResumption(ShardReplicas replicas, ShardRepli
                 var entries = Install(slot, copy);
                 replicas.Promote(slot, epoch)?.Dispose();
                 LogHandedOver(logger, slot, silo, entries.Count, copy.Position.Epoch, copy.Position.Sequence);
-                await PredecessorLeasesOverAsync().ConfigureAwait(false);
                 return (entries, epoch);
             }
         }
@@ -47,20 +46,10 @@ internal sealed partial class ShardResumption(ShardReplicas replicas, ShardRepli
         if (promoted is not null)
         {
             LogPromoted(logger, slot, promoted.Count);
-            await PredecessorLeasesOverAsync().ConfigureAwait(false);
         }
 
         return (promoted, epoch);
     }
-
-    /// <summary>
-    /// Waits out the near-cache leases the shard's previous primary may have granted: its silo granted none past one
-    /// fence period after it last confirmed its membership (<see cref="Fencing.ServingFence"/>), which was before it died
-    /// or was declared dead, so before this. Orleans can declare a killed silo dead well within that period (0.6 s after
-    /// a SIGKILL, in the fault harness), and a write this primary answered sooner could be missed by a near cache still
-    /// serving what that silo tracked for it.
-    /// </summary>
-    private Task PredecessorLeasesOverAsync() => catalog.Fence is { } fence ? Task.Delay(fence.ServingFor) : Task.CompletedTask;
 
     /// <summary>
     /// The copy as this silo's entries of <paramref name="slot"/> (an entry that does not fit the budget is dropped, as a

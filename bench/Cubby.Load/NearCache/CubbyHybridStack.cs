@@ -1,3 +1,4 @@
+using Cubby.Client;
 using Microsoft.Extensions.Caching.Hybrid;
 using Microsoft.Extensions.DependencyInjection;
 
@@ -21,6 +22,11 @@ internal sealed class CubbyHybridStack : ICacheStack
     public ValueTask<byte[]?> ReadAsync(string key) => _cache.GetOrCreateAsync(key, static _ => ValueTask.FromResult<byte[]?>(null));
 
     public ValueTask WriteAsync(string key, byte[] value) => _cache.SetAsync(key, value);
+
+    public string? Statistics =>
+        _services.GetRequiredService<CubbyClient>() is { NearCache: { } near, Fills: var fills }
+            ? $"local hits {fills.LocalHits}, remote hits {fills.RemoteHits}, misses {fills.Misses}, factory runs {fills.FactoryRuns}, joined waits {fills.JoinedWaits}; near cache: {near.Metrics.Hits} hits, {near.Metrics.Misses} misses, {near.Metrics.Invalidations} invalidations ({near.Metrics.Updates} carried values kept), {near.Count} entries"
+            : null;
 
     public ValueTask DisposeAsync() => _services.DisposeAsync();
 }

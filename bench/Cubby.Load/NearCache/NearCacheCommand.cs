@@ -5,7 +5,7 @@ using Cubby.Client;
 namespace Cubby.Load.NearCache;
 
 /// <summary>
-/// <c>nearcache [--seconds S] [--keys N] [--callers C] [--rounds R] [--stacks A,B] [--out DIR] [--silo PATH]</c>: apps with an
+/// <c>nearcache [--seconds S] [--keys N] [--callers C] [--rounds R] [--repeat N] [--stacks A,B] [--out DIR] [--silo PATH]</c>: apps with an
 /// in-process copy of the cache, side by side in one run: Cubby's client with its near cache on a Cubby silo, strict and
 /// pushed (<see cref="NearCacheCoherence"/>), Cubby's own HybridCache on it, HybridCache over RedisCache on Redis, and
 /// FusionCache with its Redis backplane on Redis.
@@ -19,7 +19,7 @@ namespace Cubby.Load.NearCache;
 /// </summary>
 internal static class NearCacheCommand
 {
-    public const string Usage = "nearcache [--seconds S (10)] [--keys N (10000)] [--callers C (16)] [--rounds R (2000)] [--stacks A,B (all: " + StackNames + ")] [--out DIR (bench/results)] [--silo PATH]";
+    public const string Usage = "nearcache [--seconds S (10)] [--keys N (10000)] [--callers C (16)] [--rounds R (2000)] [--repeat N (1)] [--stacks A,B (all: " + StackNames + ")] [--out DIR (bench/results)] [--silo PATH]";
 
     private const int Processes = 2;
 
@@ -28,7 +28,7 @@ internal static class NearCacheCommand
     public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter log)
     {
         double seconds = 10;
-        int keys = 10_000, callers = 16, rounds = 2000;
+        int keys = 10_000, callers = 16, rounds = 2000, repeat = 1;
         string? siloPath = null;
         IReadOnlyList<string> stacks = CacheStacks.All;
         var outDirectory = Path.Combine(RepositoryRoot.Find(), "bench", "results");
@@ -38,6 +38,7 @@ internal static class NearCacheCommand
             ["--keys"] = value => keys = int.Parse(value, CultureInfo.InvariantCulture),
             ["--callers"] = value => callers = int.Parse(value, CultureInfo.InvariantCulture),
             ["--rounds"] = value => rounds = int.Parse(value, CultureInfo.InvariantCulture),
+            ["--repeat"] = value => repeat = Math.Max(1, int.Parse(value, CultureInfo.InvariantCulture)),
             ["--out"] = value => outDirectory = value,
             ["--silo"] = value => siloPath = value,
             ["--stacks"] = value => stacks = value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries),
@@ -68,43 +69,55 @@ internal static class NearCacheCommand
             await log.WriteLineAsync($"push delay, idle, {coherence}: {idle[coherence]}").ConfigureAwait(false);
         }
 
-        // Measured again while the two processes load the silo, by a third client pair in this process.
+        // Rounds of every stack in turn, so that a slow spell of this shared machine, or a silo still warming up, falls on
+        // all of them rather than on whichever ran first.
+        var runs = new List<StackRun>();
+        for (var round = 1; round <= repeat; round++)
+        {
+            foreach (var stack in stacks)
+            {
+                var coherence = CacheStacks.CoherenceOf(stack);
+                var server = coherence is null ? redis : silo;
+                var port = coherence is null ? redis.Port : silo.GatewayPort;
+                var cpuBefore = server.CpuSeconds;
+                var pushDelayMs = Math.Max(0, idle[coherence ?? NearCacheCoherence.Pushed].Delay.P99) / 1000;
+                var (staleness, clientCpu) = await RunStackAsync(stack, port, keys, callers, seconds, pushDelayMs, log).ConfigureAwait(false);
+                var cpu = server.CpuSeconds - cpuBefore;
+                var operations = Math.Max(1, staleness.Reads + staleness.Writes);
+                runs.Add(new StackRun(stack, round, staleness, cpu * 1e6 / operations, clientCpu * 1e6 / operations));
+            }
+        }
+
+        var results = stacks.Select(stack => StackRun.Median(runs.Where(run => run.Stack == stack))).ToList();
+
+        // Measured again while the two processes load the silo, by a third client pair in this process: in a pass of
+        // its own, whose figures the table leaves out, as the probe's writes would load the stack it ran beside.
         var loaded = new Dictionary<NearCacheCoherence, PushDelays>();
-        var results = new List<(string Stack, Staleness Staleness, double CpuPerOperation, double ClientCpuPerOperation)>();
         foreach (var stack in stacks)
         {
-            var coherence = CacheStacks.CoherenceOf(stack);
-            var server = coherence is null ? redis : silo;
-            var port = coherence is null ? redis.Port : silo.GatewayPort;
-            var cpuBefore = server.CpuSeconds;
-            using var stopProbe = new CancellationTokenSource();
-            var probe = coherence is { } mode && !loaded.ContainsKey(mode)
-                ? Task.Run(async () =>
-                {
-                    await Task.Delay(TimeSpan.FromSeconds(11)).ConfigureAwait(false);
-                    return await PushDelay.MeasureAsync(silo.GatewayPort, mode, int.MaxValue / 2, stopProbe.Token).ConfigureAwait(false);
-                })
-                : null;
-            var pushDelayMs = Math.Max(0, idle[coherence ?? NearCacheCoherence.Pushed].Delay.P99) / 1000;
-            var (staleness, clientCpu) = await RunStackAsync(stack, port, keys, callers, seconds, pushDelayMs, log).ConfigureAwait(false);
-            var cpu = server.CpuSeconds - cpuBefore;
-            await stopProbe.CancelAsync().ConfigureAwait(false);
-            if (probe is not null)
+            if (CacheStacks.CoherenceOf(stack) is not { } coherence || loaded.ContainsKey(coherence))
             {
-                loaded[coherence!.Value] = PushDelays.Of(await probe.ConfigureAwait(false));
-                await log.WriteLineAsync($"push delay, under the load, {coherence}: {loaded[coherence.Value]}").ConfigureAwait(false);
+                continue;
             }
 
-            var operations = Math.Max(1, staleness.Reads + staleness.Writes);
-            results.Add((stack, staleness, cpu * 1e6 / operations, clientCpu * 1e6 / operations));
+            using var stopProbe = new CancellationTokenSource();
+            var probe = Task.Run(async () =>
+            {
+                await Task.Delay(TimeSpan.FromSeconds(11)).ConfigureAwait(false);
+                return await PushDelay.MeasureAsync(silo.GatewayPort, coherence, int.MaxValue / 2, stopProbe.Token).ConfigureAwait(false);
+            });
+            await RunStackAsync(stack, silo.GatewayPort, keys, callers, seconds, 0, TextWriter.Null).ConfigureAwait(false);
+            await stopProbe.CancelAsync().ConfigureAwait(false);
+            loaded[coherence] = PushDelays.Of(await probe.ConfigureAwait(false));
+            await log.WriteLineAsync($"push delay, under the load of {stack}, {coherence}: {loaded[coherence]}").ConfigureAwait(false);
         }
 
         Directory.CreateDirectory(outDirectory);
         var stem = Path.Combine(outDirectory, $"{DateTime.UtcNow:yyyy-MM-dd}-near-cache");
-        await File.WriteAllTextAsync(stem + ".md", Markdown(results, idle, loaded, keys, callers, seconds)).ConfigureAwait(false);
+        await File.WriteAllTextAsync(stem + ".md", Markdown(results, runs, repeat, idle, loaded, keys, callers, seconds)).ConfigureAwait(false);
         if (tools.Gnuplot is { } gnuplot)
         {
-            await NearCacheChart.WriteAsync(results.ConvertAll(static r => (r.Stack, r.Staleness)), gnuplot, stem + ".svg").ConfigureAwait(false);
+            await NearCacheChart.WriteAsync(results.ConvertAll(static run => (run.Stack, run.Staleness)), gnuplot, stem + ".svg").ConfigureAwait(false);
         }
 
         await log.WriteLineAsync($"Wrote {stem}.md{(tools.Gnuplot is null ? " (no gnuplot: no chart)" : " and .svg")}").ConfigureAwait(false);
@@ -161,7 +174,7 @@ internal static class NearCacheCommand
         }
     }
 
-    private static string Markdown(List<(string Stack, Staleness Staleness, double CpuPerOperation, double ClientCpuPerOperation)> results, Dictionary<NearCacheCoherence, PushDelays> idle, Dictionary<NearCacheCoherence, PushDelays> loaded, int keys, int callers, double seconds)
+    private static string Markdown(List<StackRun> results, List<StackRun> runs, int repeat, Dictionary<NearCacheCoherence, PushDelays> idle, Dictionary<NearCacheCoherence, PushDelays> loaded, int keys, int callers, double seconds)
     {
         var text = new StringBuilder()
             .AppendLine("# Near caches side by side")
@@ -173,7 +186,7 @@ internal static class NearCacheCommand
         foreach (var (coherence, delays) in idle)
         {
             text.AppendLine($"- {coherence}, idle: {delays};")
-                .AppendLine($"- {coherence}, while the two processes load the silo: {(loaded.TryGetValue(coherence, out var underLoad) ? underLoad : "not measured")}.");
+                .AppendLine($"- {coherence}, while the two processes load the silo (a pass of its own, not in the table): {(loaded.TryGetValue(coherence, out var underLoad) ? underLoad : "not measured")}.");
         }
 
         text.AppendLine()
@@ -194,7 +207,7 @@ internal static class NearCacheCommand
         }
 
         text.AppendLine("---:|---:|");
-        foreach (var (stack, s, cpu, clientCpu) in results)
+        foreach (var (stack, _, s, cpu, clientCpu) in results)
         {
             text.Append(CultureInfo.InvariantCulture, $"| {CacheStacks.Describe(stack)} | {s.Reads / s.Seconds:0} | {s.Writes / s.Seconds:0} | {s.WriteP50Us:0} | {s.WriteP99Us:0} | {cpu:0.00} | {clientCpu:0.00} | {s.Misses} | {s.Stale} |");
             foreach (var count in s.StaleBeyond)
@@ -205,10 +218,35 @@ internal static class NearCacheCommand
             text.AppendLine(CultureInfo.InvariantCulture, $" {s.MaxAgeMs:0.#} |");
         }
 
+        if (repeat > 1)
+        {
+            text.AppendLine()
+                .AppendLine(CultureInfo.InvariantCulture, $"Each stack ran {repeat} times, the stacks in turn; the table gives each stack's median run by reads/s. Every run:")
+                .AppendLine()
+                .AppendLine("| Stack | Round | Reads/s | Server CPU µs per op | Client CPU µs per op | Stale reads |")
+                .AppendLine("|---|---:|---:|---:|---:|---:|");
+            foreach (var (stack, round, s, cpu, clientCpu) in runs.OrderBy(static run => run.Stack, StringComparer.Ordinal).ThenBy(static run => run.Round))
+            {
+                text.AppendLine(CultureInfo.InvariantCulture, $"| {stack} | {round} | {s.Reads / s.Seconds:0} | {cpu:0.00} | {clientCpu:0.00} | {s.Stale} |");
+            }
+        }
+
         return text.ToString();
     }
 
     private static string Text(int value) => value.ToString(CultureInfo.InvariantCulture);
+
+    /// <summary>One run of one stack: what its reads saw, and the server's and clients' CPU per operation.</summary>
+    private sealed record StackRun(string Stack, int Round, Staleness Staleness, double CpuPerOperation, double ClientCpuPerOperation)
+    {
+        public double ReadsPerSecond => Staleness.Reads / Staleness.Seconds;
+
+        public static StackRun Median(IEnumerable<StackRun> runs)
+        {
+            var ordered = runs.OrderBy(static run => run.ReadsPerSecond).ToList();
+            return ordered[(ordered.Count - 1) / 2];
+        }
+    }
 
     /// <summary>Push delays and the probe writes' times.</summary>
     private sealed record PushDelays(Percentiles Delay, Percentiles Writes)

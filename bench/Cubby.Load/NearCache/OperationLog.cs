@@ -5,11 +5,12 @@ namespace Cubby.Load.NearCache;
 /// when sent, when acknowledged) and every read (key, version returned, when begun). Times are <see cref="System.Diagnostics.Stopwatch"/>
 /// timestamps, one monotonic clock for every process on the machine.
 /// </summary>
-internal sealed class OperationLog
+internal sealed class OperationLog(int expectedReads = 0)
 {
-    public List<(int Key, long Version, long SentAt, long AckedAt)> Writes { get; } = [];
+    public List<(int Key, long Version, long SentAt, long AckedAt)> Writes { get; } = new(expectedReads / 10);
 
-    public List<(int Key, long Version, long BeganAt)> Reads { get; } = [];
+    /// <summary>Sized up front by the worker, so that growing it while timed neither copies nor makes garbage for the collector.</summary>
+    public List<(int Key, long Version, long BeganAt)> Reads { get; } = new(expectedReads);
 
     public long Misses { get; set; }
 

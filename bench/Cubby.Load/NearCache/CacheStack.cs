@@ -5,11 +5,11 @@ namespace Cubby.Load.NearCache;
 /// <summary>One way an app caches with an in-process copy: how it reads and writes a key.</summary>
 internal interface ICacheStack : IAsyncDisposable
 {
-    /// <summary>The value as the stack serves it now, or null.</summary>
-    ValueTask<byte[]?> ReadAsync(string key);
+    /// <summary>The version of the value the stack serves now (<see cref="VersionedValue"/>), or null.</summary>
+    ValueTask<long?> ReadAsync(string key);
 
-    /// <summary>Writes the value; done when the stack acknowledges it.</summary>
-    ValueTask WriteAsync(string key, byte[] value);
+    /// <summary>Writes <paramref name="version"/>'s value; done when the stack acknowledges it.</summary>
+    ValueTask WriteAsync(string key, long version);
 
     /// <summary>What the stack counted of its own, if anything, for the run's log.</summary>
     string? Statistics => null;
@@ -21,15 +21,17 @@ internal static class CacheStacks
     public const string Cubby = "cubby-near";
     public const string CubbyPushed = "cubby-near-pushed";
     public const string CubbyHybrid = "cubby-hybrid";
+    public const string CubbyHybridText = "cubby-hybrid-string";
     public const string Hybrid = "hybrid-redis";
     public const string Fusion = "fusion-redis";
+    public const string FusionText = "fusion-redis-string";
 
-    public static IReadOnlyList<string> All { get; } = [Cubby, CubbyPushed, CubbyHybrid, Hybrid, Fusion];
+    public static IReadOnlyList<string> All { get; } = [Cubby, CubbyPushed, CubbyHybrid, CubbyHybridText, Hybrid, Fusion, FusionText];
 
     /// <summary>The near cache's coherence of a Cubby stack; null for the others.</summary>
     public static NearCacheCoherence? CoherenceOf(string stack) => stack switch
     {
-        Cubby or CubbyHybrid => NearCacheCoherence.Strict,
+        Cubby or CubbyHybrid or CubbyHybridText => NearCacheCoherence.Strict,
         CubbyPushed => NearCacheCoherence.Pushed,
         _ => null,
     };
@@ -39,8 +41,10 @@ internal static class CacheStacks
         Cubby => "Cubby client with its near cache (strict: writes wait for it), on a Cubby silo",
         CubbyPushed => "Cubby client with its near cache (pushed: writes do not wait), on a Cubby silo",
         CubbyHybrid => "Cubby's HybridCache (its local tier the near cache, strict), on a Cubby silo",
+        CubbyHybridText => "Cubby's HybridCache, values as strings (immutable: no copy per read), on a Cubby silo",
         Hybrid => "HybridCache (L1) over RedisCache on Redis",
         Fusion => "FusionCache (L1) with RedisCache and its Redis backplane on Redis",
+        FusionText => "FusionCache with its Redis backplane, values as strings, on Redis",
         _ => stack,
     };
 
@@ -50,13 +54,16 @@ internal static class CacheStacks
         ICacheStack stack = name switch
         {
             Cubby or CubbyPushed => new CubbyNearStack(port, CoherenceOf(name)!.Value),
-            CubbyHybrid => new CubbyHybridStack(port),
+            CubbyHybrid => new CubbyHybridStack(port, asText: false),
+            CubbyHybridText => new CubbyHybridStack(port, asText: true),
             Hybrid => new HybridStack(port),
-            Fusion => new FusionStack(port),
+            Fusion => new FusionStack(port, asText: false),
+            FusionText => new FusionStack(port, asText: true),
             _ => throw new HarnessException($"unknown stack {name}"),
         };
 
-        // One call before the clock starts: connections made, caches created.
+        // A write and a read before the clock starts: connections made, caches created.
+        await stack.WriteAsync("warm-up", 0).ConfigureAwait(false);
         await stack.ReadAsync("warm-up").ConfigureAwait(false);
         return stack;
     }

@@ -22,9 +22,9 @@ internal sealed class CubbyNearStack : ICacheStack
         _client = _services.GetRequiredService<ICubbyClient>();
     }
 
-    public ValueTask<byte[]?> ReadAsync(string key) => _client.GetAsync(key);
+    public async ValueTask<long?> ReadAsync(string key) => await _client.GetAsync(key).ConfigureAwait(false) is { } bytes ? VersionedValue.VersionOf(bytes) : null;
 
-    public async ValueTask WriteAsync(string key, byte[] value) => await _client.PutAsync(key, value).ConfigureAwait(false);
+    public async ValueTask WriteAsync(string key, long version) => await _client.PutAsync(key, VersionedValue.Bytes(version)).ConfigureAwait(false);
 
     public string? Statistics =>
         ((CubbyClient)_client).NearCache is { } near

@@ -12,9 +12,11 @@ internal sealed class FusionStack : ICacheStack
 {
     private readonly ServiceProvider _services;
     private readonly IFusionCache _cache;
+    private readonly bool _asText;
 
-    public FusionStack(int redisPort)
+    public FusionStack(int redisPort, bool asText)
     {
+        _asText = asText;
         var configuration = $"127.0.0.1:{redisPort}";
         var services = new ServiceCollection();
         services.AddStackExchangeRedisCache(o => o.Configuration = configuration);
@@ -28,9 +30,12 @@ internal sealed class FusionStack : ICacheStack
         _cache = _services.GetRequiredService<IFusionCache>();
     }
 
-    public async ValueTask<byte[]?> ReadAsync(string key) => await _cache.GetOrDefaultAsync<byte[]>(key).ConfigureAwait(false);
+    public async ValueTask<long?> ReadAsync(string key) => _asText
+        ? await _cache.GetOrDefaultAsync<string>(key).ConfigureAwait(false) is { } text ? VersionedValue.VersionOf(text) : null
+        : await _cache.GetOrDefaultAsync<byte[]>(key).ConfigureAwait(false) is { } bytes ? VersionedValue.VersionOf(bytes) : null;
 
-    public ValueTask WriteAsync(string key, byte[] value) => _cache.SetAsync(key, value);
+    public ValueTask WriteAsync(string key, long version) =>
+        _asText ? _cache.SetAsync(key, VersionedValue.Text(version)) : _cache.SetAsync(key, VersionedValue.Bytes(version));
 
     public ValueTask DisposeAsync() => _services.DisposeAsync();
 }

@@ -19,9 +19,10 @@ internal sealed class HybridStack : ICacheStack
     }
 
     // Every key is written before the clock starts, so the factory runs only for one that vanished.
-    public ValueTask<byte[]?> ReadAsync(string key) => _cache.GetOrCreateAsync(key, static _ => ValueTask.FromResult<byte[]?>(null));
+    public async ValueTask<long?> ReadAsync(string key) =>
+        await _cache.GetOrCreateAsync(key, static _ => ValueTask.FromResult<byte[]?>(null)).ConfigureAwait(false) is { } bytes ? VersionedValue.VersionOf(bytes) : null;
 
-    public ValueTask WriteAsync(string key, byte[] value) => _cache.SetAsync(key, value);
+    public ValueTask WriteAsync(string key, long version) => _cache.SetAsync(key, VersionedValue.Bytes(version));
 
     public ValueTask DisposeAsync() => _services.DisposeAsync();
 }

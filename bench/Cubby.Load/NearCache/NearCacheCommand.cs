@@ -23,7 +23,8 @@ internal static class NearCacheCommand
 
     private const int Processes = 2;
 
-    private const string StackNames = CacheStacks.Cubby + "," + CacheStacks.CubbyPushed + "," + CacheStacks.CubbyHybrid + "," + CacheStacks.Hybrid + "," + CacheStacks.Fusion;
+    private const string StackNames =
+        CacheStacks.Cubby + "," + CacheStacks.CubbyPushed + "," + CacheStacks.CubbyHybrid + "," + CacheStacks.CubbyHybridText + "," + CacheStacks.Hybrid + "," + CacheStacks.Fusion + "," + CacheStacks.FusionText;
 
     public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter log)
     {
@@ -179,7 +180,7 @@ internal static class NearCacheCommand
         var text = new StringBuilder()
             .AppendLine("# Near caches side by side")
             .AppendLine()
-            .AppendLine(string.Create(CultureInfo.InvariantCulture, $"`dotnet run -c Release --project bench/Cubby.Load -- nearcache`: {Processes} client processes, {callers} callers each, {seconds:0} s; {keys:N0} keys drawn by Zipf's law (s = 0.99), 95 % reads, 5 % writes of {NearCacheWorker.ValueBytes} B values; each process writes only its own keys, one write at a time per key."))
+            .AppendLine(string.Create(CultureInfo.InvariantCulture, $"`dotnet run -c Release --project bench/Cubby.Load -- nearcache`: {Processes} client processes, {callers} callers each, {seconds:0} s; {keys:N0} keys drawn by Zipf's law (s = 0.99), 95 % reads, 5 % writes of {VersionedValue.Size} B values; each process writes only its own keys, one write at a time per key."))
             .AppendLine()
             .AppendLine("Push delay, from a write's acknowledgment to another Cubby client's near cache having dropped its copy (negative: the invalidation came before the acknowledgment), and how long those writes took:")
             .AppendLine();

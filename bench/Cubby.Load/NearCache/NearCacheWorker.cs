@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Globalization;
 
@@ -12,8 +11,6 @@ namespace Cubby.Load.NearCache;
 /// </summary>
 internal static class NearCacheWorker
 {
-    public const int ValueBytes = 256;
-
     public static async Task<int> RunAsync(IReadOnlyList<string> args)
     {
         string stackName = string.Empty, outPath = string.Empty;
@@ -42,7 +39,7 @@ internal static class NearCacheWorker
         var writing = new int[keys];
         for (var key = index; key < keys; key += processes)
         {
-            await stack.WriteAsync(KeyName(key), Value(0)).ConfigureAwait(false);
+            await stack.WriteAsync(KeyName(key), 0).ConfigureAwait(false);
         }
 
         var zipf = new ZipfKeys(keys);
@@ -86,7 +83,7 @@ internal static class NearCacheWorker
 
                     var version = versions[key] + 1;
                     var sent = Stopwatch.GetTimestamp();
-                    await stack.WriteAsync(names[key], Value(version)).ConfigureAwait(false);
+                    await stack.WriteAsync(names[key], version).ConfigureAwait(false);
                     var acked = Stopwatch.GetTimestamp();
                     versions[key] = version;
                     Volatile.Write(ref writing[key], 0);
@@ -95,14 +92,13 @@ internal static class NearCacheWorker
                 else
                 {
                     var began = Stopwatch.GetTimestamp();
-                    var value = await stack.ReadAsync(names[key]).ConfigureAwait(false);
-                    if (value is null)
+                    if (await stack.ReadAsync(names[key]).ConfigureAwait(false) is { } read)
                     {
-                        log.Misses++;
+                        log.Reads.Add((key, read, began));
                     }
                     else
                     {
-                        log.Reads.Add((key, BinaryPrimitives.ReadInt64LittleEndian(value), began));
+                        log.Misses++;
                     }
                 }
             }
@@ -136,13 +132,6 @@ internal static class NearCacheWorker
     public const string ClientCpuPrefix = "client cpu seconds: ";
 
     public static string KeyName(int rank) => $"zipf:{rank}";
-
-    private static byte[] Value(long version)
-    {
-        var value = new byte[ValueBytes];
-        BinaryPrimitives.WriteInt64LittleEndian(value, version);
-        return value;
-    }
 
     private static int Int(string value) => int.Parse(value, CultureInfo.InvariantCulture);
 }

@@ -5,8 +5,8 @@ namespace Cubby.Client.NearCaching;
 
 /// <summary>
 /// Renews each silo's lease on the near cache four times per <see cref="NearCacheOptions.MaxStaleness"/>, so a lease
-/// runs out only when renewals fail for most of that time. A silo the Orleans client no longer counts live ends its
-/// link's epoch at once: what it tracked is dropped, and nothing else.
+/// runs out only when renewals fail for most of that time. A failed renewal, or a silo the Orleans client no longer
+/// counts live, ends its link's epoch at once: what it tracked is dropped, and nothing else.
 /// </summary>
 internal sealed class LeaseRenewals : IDisposable
 {
@@ -86,7 +86,10 @@ internal sealed class LeaseRenewals : IDisposable
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
-            // The lease runs out unless a later renewal succeeds.
+            // A silo that refuses the connection has most likely died, and the others may resume its shards sooner than
+            // its lease would run out (a killed silo's peers are refused at once too, and declare it dead in well under
+            // a second): what it tracked is dropped now. A renewal that merely timed out ends later than the lease.
+            link.EndEpoch();
             link.RenewalFailed();
         }
     }

@@ -48,13 +48,6 @@ internal sealed partial class ShardGrain(
     /// </summary>
     internal static readonly TimeSpan ArrivalSettle = TimeSpan.FromSeconds(5);
 
-    /// <summary>
-    /// How long a moving shard waits for its replicas to apply the writes its callers still wait for, before it fails
-    /// them: replicas in step apply within milliseconds, and one that does not answer holds writes until Orleans
-    /// declares its silo dead, longer than a move should wait.
-    /// </summary>
-    internal static readonly TimeSpan MoveDrain = TimeSpan.FromSeconds(2);
-
     private const string SweepReminder = "sweep";
     private const string ChunkCountKey = "cubby.chunks";
     private const string EpochKey = "cubby.epoch";
@@ -137,7 +130,7 @@ internal sealed partial class ShardGrain(
         if (_replicator is { } replicator)
         {
             _replicator = null;
-            await replicator.StopAsync(migrating ? MoveDrain : TimeSpan.Zero).ConfigureAwait(true);
+            await replicator.StopAsync(moved: migrating).ConfigureAwait(true);
             replicator.Dispose();
         }
     }

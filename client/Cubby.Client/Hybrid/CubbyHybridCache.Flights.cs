@@ -47,7 +47,7 @@ internal sealed partial class CubbyHybridCache
             }
 
             var (value, copy) = await typed.WaitAsync(cancellationToken).ConfigureAwait(false);
-            return copy is null || ImmutableTypes.Of<T>() ? value : copy.Read<T>();
+            return copy is null || ImmutableTypes.Of<T>() ? value : copy.Read<T>(_serializers);
         }
     }
 
@@ -60,7 +60,7 @@ internal sealed partial class CubbyHybridCache
             if ((flags & HybridCacheEntryFlags.DisableLocalCacheRead) == 0 && await LocalOnlyAsync<T>(key, token).ConfigureAwait(false) is { } local)
             {
                 _client.Fills.LocalHit();
-                return (local.Read<T>(), local);
+                return (local.Read<T>(_serializers), local);
             }
 
             var keep = (flags & HybridCacheEntryFlags.DisableLocalCacheWrite) == 0;
@@ -76,7 +76,7 @@ internal sealed partial class CubbyHybridCache
                 }
 
                 _client.Fills.LocalHit();
-                return (keptCopy.Read<T>(), keptCopy);
+                return (keptCopy.Read<T>(_serializers), keptCopy);
             }
 
             var readsCluster = (flags & HybridCacheEntryFlags.DisableDistributedCacheRead) == 0;
@@ -90,7 +90,7 @@ internal sealed partial class CubbyHybridCache
                 }
 
                 _client.Fills.RemoteHit();
-                return (copy.Read<T>(), copy);
+                return (copy.Read<T>(_serializers), copy);
             }
 
             if ((flags & HybridCacheEntryFlags.DisableUnderlyingData) != 0)
@@ -117,7 +117,7 @@ internal sealed partial class CubbyHybridCache
             var filled = await ClusterFill.RunAsync(
                 _client,
                 key,
-                async (found, _, token) => await CurrentCopyAsync<T>(found, options, token).ConfigureAwait(false) is { } copy ? (true, copy.Read<T>()) : (false, default!),
+                async (found, _, token) => await CurrentCopyAsync<T>(found, options, token).ConfigureAwait(false) is { } copy ? (true, copy.Read<T>(_serializers)) : (false, default!),
                 CreateAsync,
                 StoreCreatedAsync,
                 present: stored is not null,

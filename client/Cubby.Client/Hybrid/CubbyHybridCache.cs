@@ -144,7 +144,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
             return false;
         }
 
-        value = copy.Read<T>();
+        value = copy.Read<T>(_serializers);
         _client.Fills.LocalHit();
         return true;
     }

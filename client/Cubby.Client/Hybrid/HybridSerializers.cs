@@ -19,6 +19,8 @@ internal sealed class HybridSerializers(IServiceProvider services)
     public IHybridCacheSerializer<T> For<T>() =>
         _serializers.TryGetValue(typeof(T), out var serializer) ? Unsafe.As<IHybridCacheSerializer<T>>(serializer) : Resolve<T>();
 
+    public T Deserialize<T>(ReadOnlyMemory<byte> bytes) => For<T>().Deserialize(new ReadOnlySequence<byte>(bytes));
+
     private IHybridCacheSerializer<T> Resolve<T>()
     {
         var serializer = services.GetService<IHybridCacheSerializer<T>>();

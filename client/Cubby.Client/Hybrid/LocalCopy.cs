@@ -1,7 +1,5 @@
-using System.Buffers;
 using Cubby.Client.NearCaching;
 using Cubby.Client.Tagging;
-using Microsoft.Extensions.Caching.Hybrid;
 
 namespace Cubby.Client.Hybrid;
 
@@ -13,12 +11,9 @@ namespace Cubby.Client.Hybrid;
 /// </summary>
 internal sealed class LocalCopy
 {
-    private readonly object _serializer;
-
-    private LocalCopy(byte[] payload, TaggedHeader header, Type type, object serializer, object? value, long localDeadline)
+    private LocalCopy(byte[] payload, TaggedHeader header, Type type, object? value, long localDeadline)
     {
         Payload = payload;
-        _serializer = serializer;
         ValueOffset = header.ValueOffset;
         Epochs = new WrittenEpochs(header);
         Type = type;
@@ -52,14 +47,10 @@ internal sealed class LocalCopy
             return null;
         }
 
-        var serializer = serializers.For<T>();
-        var value = ImmutableTypes.Of<T>() ? (object?)serializer.Deserialize(new ReadOnlySequence<byte>(payload.AsMemory(header.ValueOffset))) : null;
-        return new LocalCopy(payload, header, typeof(T), serializer, value, localDeadline);
+        var value = ImmutableTypes.Of<T>() ? (object?)serializers.Deserialize<T>(payload.AsMemory(header.ValueOffset)) : null;
+        return new LocalCopy(payload, header, typeof(T), value, localDeadline);
     }
 
-    /// <summary>
-    /// The value for a caller, who asks for the <see cref="Type"/> it was made for: the kept one for immutable types, a
-    /// new one for the others, by the serializer found when the copy was made (a hit looks nothing up).
-    /// </summary>
-    public T Read<T>() => Value is T value ? value : ((IHybridCacheSerializer<T>)_serializer).Deserialize(new ReadOnlySequence<byte>(Serialized));
+    /// <summary>The value for a caller: the kept one for immutable types, a new one for the others.</summary>
+    public T Read<T>(HybridSerializers serializers) => Value is T value ? value : serializers.Deserialize<T>(Serialized);
 }

@@ -26,20 +26,7 @@ internal sealed class TagEpochs(CubbyClient client)
     /// <summary>The key of <c>"*"</c>'s epoch.</summary>
     public static readonly string AllKey = KeyOf(All);
 
-    /// <summary>The last check that found <c>"*"</c>'s epoch held, shared by every entry that carries no other tag.</summary>
-    private AllStamp? _all;
-
     public static string KeyOf(string tag) => KeyPrefix + tag;
-
-    /// <summary>
-    /// Whether <c>"*"</c> still holds <paramref name="epoch"/> by the last check that found it held: no tag key, shard
-    /// or link dropped since, and that check's lease still running. One check serves every untagged entry, so a hit on
-    /// one that was just replaced needs no check of its own.
-    /// </summary>
-    public bool AllStillAt(long epoch) => _all is { } all && all.Epoch == epoch && Unchanged(all.Changes, all.ValidUntil);
-
-    /// <summary>A check found <c>"*"</c> at <paramref name="epoch"/>, with the near cache's drop count and lease end it read.</summary>
-    public void RememberAll(long epoch, long changes, long validUntil) => _all = new AllStamp(epoch, changes, validUntil);
 
     /// <summary>The epoch of <paramref name="tagKey"/> when this process keeps it, without a call, and the entry it is in.</summary>
     public bool TryGetKept(string tagKey, out long epoch, out NearCacheEntry entry)
@@ -146,6 +133,4 @@ internal sealed class TagEpochs(CubbyClient client)
 
     private static bool TryParse(byte[] value, out long epoch) =>
         Utf8Parser.TryParse(value, out epoch, out var consumed) && consumed == value.Length && epoch != 0;
-
-    private sealed record AllStamp(long Epoch, long Changes, long ValidUntil);
 }

@@ -14,9 +14,6 @@ internal sealed class WrittenEpochs
 {
     private readonly (string Key, long Epoch)[] _epochs;
     private readonly NearCacheEntry?[] _heldBy;
-
-    /// <summary><c>"*"</c>'s epoch when the entry carries no other tag, else 0: then the check is shared (<see cref="TagEpochs.AllStillAt"/>).</summary>
-    private readonly long _allOnly;
     private Stamp? _stamp;
 
     public WrittenEpochs(TaggedHeader header)
@@ -34,13 +31,12 @@ internal sealed class WrittenEpochs
         }
 
         _heldBy = new NearCacheEntry?[_epochs.Length];
-        _allOnly = header.Tags.Length == 0 ? header.AllEpoch : 0;
     }
 
     /// <summary>Whether every epoch still holds; null when one of them is not kept here and must be asked for.</summary>
     public bool? IsCurrentKept(TagEpochs epochs)
     {
-        if (_allOnly != 0 ? epochs.AllStillAt(_allOnly) : _stamp is { } stamp && epochs.Unchanged(stamp.Changes, stamp.ValidUntil))
+        if (_stamp is { } stamp && epochs.Unchanged(stamp.Changes, stamp.ValidUntil))
         {
             return true;
         }
@@ -70,15 +66,7 @@ internal sealed class WrittenEpochs
             validUntil = Math.Min(validUntil, entry.ExpiresAt == 0 ? entry.Link.ValidUntil : Math.Min(entry.ExpiresAt, entry.Link.ValidUntil));
         }
 
-        if (_allOnly != 0)
-        {
-            epochs.RememberAll(_allOnly, changes, validUntil);
-        }
-        else
-        {
-            _stamp = new Stamp(changes, validUntil);
-        }
-
+        _stamp = new Stamp(changes, validUntil);
         return true;
     }
 

@@ -195,6 +195,15 @@ internal sealed partial class Shard : IDisposable
         }
     }
 
+    /// <summary>Lets direct callers in again: a shard that left this silo, kept as a copy, is its primary again.</summary>
+    public void Reopen()
+    {
+        lock (_turn)
+        {
+            Volatile.Write(ref _closed, false);
+        }
+    }
+
     /// <summary>
     /// Releases the grain's bytes from the shared budget and frees its store. A caller still holding the grain (it was
     /// detached or replaced meanwhile) gets <see cref="ObjectDisposedException"/> from any call on a key, never a

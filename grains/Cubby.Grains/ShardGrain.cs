@@ -31,7 +31,7 @@ internal sealed partial class ShardGrain(
     ShardReplicas replicas,
     ShardResumption resumption,
     ShardReplicaSilos replicaSilos,
-    ReplicaLinks replicaLinks) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable
+    ReplicaLinks replicaLinks) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable, IDisposable
 {
     /// <summary>The grain type's name, stable across versions: the directory and reminders know shards by it.</summary>
     public const string GrainTypeName = "cubby-shard";
@@ -48,6 +48,13 @@ internal sealed partial class ShardGrain(
     /// </summary>
     internal static readonly TimeSpan ArrivalSettle = TimeSpan.FromSeconds(5);
 
+    /// <summary>
+    /// How long a moving shard waits for its replicas to apply the writes its callers still wait for, before it fails
+    /// them: replicas in step apply within milliseconds, and one that does not answer holds writes until Orleans
+    /// declares its silo dead, longer than a move should wait.
+    /// </summary>
+    internal static readonly TimeSpan MoveDrain = TimeSpan.FromSeconds(2);
+
     private const string SweepReminder = "sweep";
     private const string ChunkCountKey = "cubby.chunks";
     private const string EpochKey = "cubby.epoch";
@@ -60,6 +67,9 @@ internal sealed partial class ShardGrain(
 
     /// <summary>This activation's epoch as primary; on arrival by migration, the epoch of the one it came from.</summary>
     private long _epoch;
+
+    /// <summary>Whether this activation is moving to another silo with its entries.</summary>
+    private bool _departing;
 
     private int Id => checked((int)this.GetPrimaryKeyLong());
 
@@ -112,6 +122,8 @@ internal sealed partial class ShardGrain(
             catalog.Detach(Id, shard);
             if (migrating)
             {
+                _departing = true;
+
                 // Before its new home answers anyone: near caches that read here stop serving what they read.
                 await shard.ForgetReadersAsync().ConfigureAwait(true);
             }
@@ -130,7 +142,7 @@ internal sealed partial class ShardGrain(
         if (_replicator is { } replicator)
         {
             _replicator = null;
-            await replicator.StopAsync(moved: migrating).ConfigureAwait(true);
+            await replicator.StopAsync(migrating ? MoveDrain : TimeSpan.Zero).ConfigureAwait(true);
             replicator.Dispose();
         }
     }
@@ -155,8 +167,8 @@ internal sealed partial class ShardGrain(
         dehydrationContext.TryAddValue(EpochKey, _epoch);
         LogDehydrated(logger, Id, shard.Count, chunks);
         catalog.CountMigratedOut();
-        shard.Dispose();
         _shard = null;
+        Depart(shard);
     }
 
     public void OnRehydrate(IRehydrationContext rehydrationContext)
@@ -177,6 +189,47 @@ internal sealed partial class ShardGrain(
         _epoch = rehydrationContext.TryGetValue<long>(EpochKey, out var epoch) ? epoch : 0;
         _arrivedAt = TimeProvider.System.GetTimestamp();
         catalog.CountMigratedIn();
+    }
+
+    /// <summary>
+    /// Orleans disposes an activation that ends without finishing a move: one that began to move but never dehydrated
+    /// (no silo took it), or one that arrived with entries and failed to activate (its directory registration failed when
+    /// a silo died): neither ran the step that would have released its entries.
+    /// </summary>
+    public void Dispose()
+    {
+        if (_shard is not { } shard)
+        {
+            return;
+        }
+
+        _shard = null;
+        if (_departing)
+        {
+            Depart(shard);
+        }
+        else
+        {
+            catalog.Detach(Id, shard);
+            shard.Dispose();
+        }
+    }
+
+    /// <summary>
+    /// Releases the entries of a shard that left this silo, keeping them as a frozen copy where replicas are kept: a
+    /// move can be lost on the way (its new home fails to activate it, or dies), and the shard then resumes from the
+    /// freshest copy, which only this one is sure to be (<see cref="ShardReplicas.KeepDeparted"/>).
+    /// </summary>
+    private void Depart(Shard shard)
+    {
+        if (catalog.Options.Replicas > 0)
+        {
+            replicas.KeepDeparted(Id, _epoch, shard);
+        }
+        else
+        {
+            shard.Dispose();
+        }
     }
 
     public Task ReceiveReminder(string reminderName, TickStatus status)

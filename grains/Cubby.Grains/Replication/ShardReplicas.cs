@@ -126,6 +126,33 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
         return ReplicaAnswer.Applied;
     }
 
+    /// <summary>
+    /// Keeps the entries of a shard that just left this silo for another as a frozen copy at its primary's
+    /// <paramref name="epoch"/>: until the new primary's replicas are in step (it then has every other silo forget
+    /// copies of older epochs), a move that never arrives (the new home failed to activate it, or died first) resumes
+    /// from here with every write the shard answered.
+    /// </summary>
+    public void KeepDeparted(int slot, long epoch, Shard entries)
+    {
+        entries.IsReplica = true;
+        var replica = new Replica(entries, epoch, entries.SealedSequence) { Frozen = true };
+        Replica? replaced;
+        lock (_gate)
+        {
+            // Not kept when newer than it: a replica of a later primary, a later primary here, or one that took a copy.
+            if ((_replicas.TryGetValue(slot, out replaced) && replaced.Epoch > epoch) || catalog.Find(slot) is not null || epoch < _floors.GetValueOrDefault(slot))
+            {
+                replaced = replica;
+            }
+            else
+            {
+                _replicas[slot] = replica;
+            }
+        }
+
+        Retire(replaced);
+    }
+
     public void Forget(int slot, long epoch)
     {
         Replica? forgotten = null;
@@ -176,6 +203,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
         {
             replica.Retired = true;
             replica.Entries.IsReplica = false;
+            replica.Entries.Reopen();
             return replica.Entries;
         }
     }

@@ -243,11 +243,25 @@ internal sealed partial class ShardReplicator : IDisposable
     }
 
     /// <summary>
-    /// Stops sending. When the shard moved to another silo with its entries, callers still waiting are answered: what
-    /// they wrote travelled with it. Otherwise their writes are lost with the shard and they fail.
+    /// Stops sending. A shard moving to another silo first gives its replicas up to <paramref name="drain"/> to apply
+    /// what callers still wait for, and those it applied are answered. Callers still waiting then fail, moving or not:
+    /// a move may carry their writes to the new home, but it may also never arrive (its silo dying before the new home
+    /// takes it), and an answered write must outlive that (docs/faults.md, the kill schedule's lost write).
     /// </summary>
-    public async Task StopAsync(bool moved)
+    public async Task StopAsync(TimeSpan drain)
     {
+        if (drain > TimeSpan.Zero && LastPending() is { } pending)
+        {
+            try
+            {
+                await pending.WaitAsync(drain).ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is TimeoutException or InvalidOperationException)
+            {
+                // Not applied in time, or fenced: those callers fail below.
+            }
+        }
+
         await _stopping.CancelAsync().ConfigureAwait(false);
         try
         {
@@ -267,14 +281,16 @@ internal sealed partial class ShardReplicator : IDisposable
 
         foreach (var (_, done) in waiters)
         {
-            if (moved)
-            {
-                done.TrySetResult();
-            }
-            else
-            {
-                done.TrySetException(new InvalidOperationException($"Shard {_shard.Slot} deactivated before its replicas applied the write."));
-            }
+            done.TrySetException(new InvalidOperationException($"Shard {_shard.Slot} deactivated before its replicas applied the write."));
+        }
+    }
+
+    /// <summary>What the caller waiting for the highest sequence waits on (it ends after every other's), or null.</summary>
+    private Task? LastPending()
+    {
+        lock (_gate)
+        {
+            return _waiters.Count == 0 ? null : _waiters.MaxBy(static waiter => waiter.Sequence).Done.Task;
         }
     }
 

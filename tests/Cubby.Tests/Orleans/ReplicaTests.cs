@@ -117,6 +117,43 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
     }
 
     [Fact]
+    public async Task A_silo_killed_while_its_shards_migrate_away_loses_no_acknowledged_write()
+    {
+        const int Joiner = 2;
+        const int Source = 1;
+        using var cluster = new ProcessCluster(ConnectionString, $"replicas-{Guid.NewGuid():N}", 3, SlotCount, "--Cubby:Replicas", "1");
+        await cluster.StartAsync(0);
+        await cluster.StartAsync(Source);
+        await cluster.WaitSettledAsync(2, TimeSpan.FromSeconds(90));
+        await using var services = ClusterKeys.ClientFor(cluster);
+        var client = services.GetRequiredService<ICubbyClient>();
+
+        // Writers on every shard while the joiner's shards leave the other two for it; one of those dies mid-move, with
+        // writes its shards answered a moment before.
+        await using var load = new ClusterLoad(client, workers: 32, keySpace: 500, prefix: "leaving");
+        await cluster.StartAsync(Joiner);
+        await Poll.UntilAsync(
+            async () => (await cluster.ClusterInfoAsync(Joiner))["cubby_shards_migrated_in"] != "0",
+            TimeSpan.FromSeconds(60),
+            "shards to start arriving at the joiner");
+        cluster.Kill(Source);
+
+        var recovered = await ClusterKeys.WaitUntilReadsAnswerAsync(client, [.. load.Acknowledged.Keys], TimeSpan.FromSeconds(90));
+        await load.StopAsync();
+        output.WriteLine($"reads answer again after {recovered.TotalSeconds:0.0} s; {load.Calls} calls, {load.Failures.Count} failed, longest {load.LongestCall.TotalMilliseconds:0} ms");
+
+        // The writers' own reads can still find a key missing for a moment here, in about one run of ten (docs/faults.md,
+        // open); that is printed, and what is asserted is that every acknowledged write reads back.
+        foreach (var failure in load.Failures.Take(5))
+        {
+            output.WriteLine(failure);
+        }
+
+        var lost = await load.FindLostAsync(client);
+        Assert.True(lost.Count == 0, $"{lost.Count} acknowledged writes lost, first: {string.Join(", ", lost.Take(5))}{cluster.DescribeAll()}");
+    }
+
+    [Fact]
     public async Task A_sliding_entry_kept_alive_by_reads_outlives_its_first_deadline_across_a_failover()
     {
         var window = TimeSpan.FromSeconds(8);

@@ -166,10 +166,14 @@ internal sealed partial class Shard
         }
     }
 
-    /// <summary>Seals this turn's changes into the replicator's next batch: each changed key as it is now, or removed.</summary>
+    /// <summary>
+    /// Seals this turn's changes into the replicator's next batch: each changed key as it is now, or removed. Not while
+    /// a transaction holds the shard: what it changes is sealed when the hold ends (<see cref="Release"/>), kept or put
+    /// back, so a replica never holds a change that a rollback takes back.
+    /// </summary>
     private void SealChanges()
     {
-        if (!_unsealed || _disposed)
+        if (!_unsealed || _disposed || _holder != Guid.Empty)
         {
             return;
         }

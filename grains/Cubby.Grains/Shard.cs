@@ -165,11 +165,13 @@ internal sealed partial class Shard : IDisposable
         }
     }
 
+    /// <summary>Ends the hold, sealing for the replicas what the transaction left (see <see cref="SealChanges"/>).</summary>
     public void Release()
     {
         lock (_turn)
         {
             _holder = Guid.Empty;
+            SealChanges();
         }
     }
 

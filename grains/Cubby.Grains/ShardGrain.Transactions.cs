@@ -1,17 +1,26 @@
+using Cubby.Diagnostics;
 using Cubby.Sharding;
+using Microsoft.Extensions.Logging;
 using Orleans.Runtime;
 
 namespace Cubby.Grains;
 
 internal sealed partial class ShardGrain
 {
-    public async ValueTask Hold(int[] slots, int depth, ITransactionCallback callback)
+    private static readonly TimeSpan OutcomeRetryDelay = TimeSpan.FromMilliseconds(250);
+
+    public async ValueTask<HoldEnd> Hold(int[] slots, byte[][][]? keys, int depth, ITransactionCallback callback)
     {
         ArgumentNullException.ThrowIfNull(slots);
         ArgumentNullException.ThrowIfNull(callback);
         if (depth < 0 || depth >= slots.Length || slots[depth] != Id)
         {
             throw new ArgumentException($"Shard {Id} is not at position {depth} of the transaction's shards.", nameof(depth));
+        }
+
+        if (keys is not null && keys.Length != slots.Length)
+        {
+            throw new ArgumentException($"{keys.Length} key lists for {slots.Length} shards.", nameof(keys));
         }
 
         var chain = RequestContext.ReentrancyId;
@@ -24,20 +33,76 @@ internal sealed partial class ShardGrain
         using var reentrancy = RequestContext.AllowCallChainReentrancy();
         var shard = Entries;
         shard.Hold(chain);
+        HoldEnd end;
         try
         {
-            if (depth + 1 < slots.Length)
+            if (keys?[depth] is { } mine)
             {
-                await GrainFactory.GetGrain<IShardGrain>(slots[depth + 1]).Hold(slots, depth + 1, callback);
+                CheckKeys(mine);
+            }
+
+            var undo = keys?[depth] is { Length: > 0 } held ? TransactionUndo.Capture(shard, held) : null;
+            end = await HoldRestAsync(slots, keys, depth, callback).ConfigureAwait(true);
+            if ((end & HoldEnd.Committed) != 0)
+            {
+                undo?.Keep(shard);
             }
             else
             {
-                await callback.Held();
+                undo?.Restore(shard);
             }
         }
         finally
         {
             shard.Release();
+        }
+
+        // What the transaction left is on the replicas before the chain goes on unwinding, and so before EXEC answers.
+        await shard.WhenSettledAsync(wrote: true).ConfigureAwait(true);
+        return end;
+    }
+
+    /// <summary>
+    /// Holds the shards after this one, or calls back the silo running the transaction; when that call fails (a shard or
+    /// that silo across a partition, a response timeout), whether the transaction is kept is that silo's to say.
+    /// </summary>
+    private async Task<HoldEnd> HoldRestAsync(int[] slots, byte[][][]? keys, int depth, ITransactionCallback callback)
+    {
+        try
+        {
+            return depth + 1 < slots.Length
+                ? await GrainFactory.GetGrain<IShardGrain>(slots[depth + 1]).Hold(slots, keys, depth + 1, callback).ConfigureAwait(true)
+                : await callback.Held().ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack;
+        }
+        catch (Exception exception) when (exception is not OutOfMemoryException)
+        {
+            LogChainBroken(logger, exception, Id);
+            return HoldEnd.Broken | (await OutcomeAsync(callback).ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack);
+        }
+    }
+
+    /// <summary>Asks the silo running the transaction whether it is kept, until it answers or <see cref="TransactionOutcome.AskedFor"/> passes.</summary>
+    private async Task<bool> OutcomeAsync(ITransactionCallback callback)
+    {
+        var asking = TimeProvider.System.GetTimestamp();
+        while (true)
+        {
+            try
+            {
+                return await callback.Committed().ConfigureAwait(true);
+            }
+            catch (Exception exception) when (exception is not OutOfMemoryException)
+            {
+                // No such callback: its silo stopped (a later incarnation does not know the transaction), or it forgot the
+                // transaction long ago. Asking again cannot help.
+                if (exception is ClientNotAvailableException || TimeProvider.System.GetElapsedTime(asking) >= TransactionOutcome.AskedFor)
+                {
+                    LogOutcomeUnknown(logger, exception, Id, TransactionOutcome.AskedFor);
+                    return false;
+                }
+            }
+
+            await Task.Delay(OutcomeRetryDelay).ConfigureAwait(true);
         }
     }
 
@@ -90,4 +155,10 @@ internal sealed partial class ShardGrain
 
         return Task.CompletedTask;
     }
+
+    [LoggerMessage(EventId = LogEvents.TransactionChainBroken, Level = LogLevel.Information, Message = "Shard {Shard} lost its transaction's hold chain; it asks the silo running the transaction whether to keep what it ran")]
+    private static partial void LogChainBroken(ILogger logger, Exception exception, int shard);
+
+    [LoggerMessage(EventId = LogEvents.TransactionOutcomeUnknown, Level = LogLevel.Warning, Message = "Shard {Shard} could not learn its transaction's outcome (its silo gone, or no answer within {Wait}); it rolled its keys back")]
+    private static partial void LogOutcomeUnknown(ILogger logger, Exception exception, int shard, TimeSpan wait);
 }

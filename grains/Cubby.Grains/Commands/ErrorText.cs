@@ -42,6 +42,8 @@ internal static class ErrorText
 
     public static string TransactionNotHeld(string reason) => $"ERR the transaction ran nothing: its shards could not be held: {reason}";
 
+    public static string TransactionRolledBack(string reason) => $"TRYAGAIN the transaction was rolled back, nothing it ran is kept: {reason}";
+
     public static string NotInSubscribedContext(string command) =>
         $"ERR Can't execute '{command}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
 

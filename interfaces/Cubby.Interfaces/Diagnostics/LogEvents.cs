@@ -91,6 +91,12 @@ public static class LogEvents
     /// <summary>A silo could not tell another which key prefixes its BCAST tracking connections listen to.</summary>
     public const int BroadcastPrefixesNotTold = 3032;
 
+    /// <summary>A held shard's transaction chain broke after it; it asks the silo running the transaction whether to keep what it ran.</summary>
+    public const int TransactionChainBroken = 3033;
+
+    /// <summary>A held shard could not learn a transaction's outcome in time and rolled its keys back.</summary>
+    public const int TransactionOutcomeUnknown = 3034;
+
     /// <summary>The client connected to the cluster through a gateway.</summary>
     public const int GatewayConnected = 6001;
 

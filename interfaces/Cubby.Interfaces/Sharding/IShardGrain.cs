@@ -117,12 +117,19 @@ public interface IShardGrain : IGrainWithIntegerKey
     /// never wait for each other), and once the last is held calls <paramref name="callback"/>; returns when it has
     /// run the transaction. Meanwhile only calls of the caller's call chain (<c>RequestContext.ReentrancyId</c>, which the
     /// caller must set) reach the held shards: Orleans queues every other call behind this one, and the silo's own RESP
-    /// front door goes through the grain too.
+    /// front door goes through the grain too. When the transaction is rolled back, the shard puts back the entries of
+    /// its keys in <paramref name="keys"/> that changed while it was held, before it lets go; when the call to the next
+    /// shard (or the callback) fails, it asks the callback whether the transaction was kept.
     /// </summary>
     /// <param name="slots">The transaction's shards, ascending and distinct.</param>
+    /// <param name="keys">
+    /// For each of <paramref name="slots"/>, the keys the transaction may change there; null when it cannot be rolled
+    /// back (a command over the whole keyspace), and it is then kept whatever happens.
+    /// </param>
     /// <param name="depth">This shard's position in <paramref name="slots"/>.</param>
     /// <param name="callback">The silo running the transaction.</param>
-    ValueTask Hold([Immutable] int[] slots, int depth, ITransactionCallback callback);
+    /// <returns>Whether the transaction was kept, and whether the chain broke at or after this shard.</returns>
+    ValueTask<HoldEnd> Hold([Immutable] int[] slots, [Immutable] byte[][][]? keys, int depth, ITransactionCallback callback);
 
     /// <summary>Starts watching each of <paramref name="keys"/> for a connection (WATCH).</summary>
     /// <returns>What EXEC later gives <see cref="Unchanged"/>, key by key.</returns>

@@ -3,6 +3,7 @@ using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Sharding;
 using Cubby.Silo.Hosting;
+using Cubby.Silo.Transactions;
 
 namespace Cubby.Silo.Routing;
 
@@ -51,13 +52,28 @@ internal static class ShardRelay
         return ShardCallRetry.CallAsync(() => CallDeadline.Carrying(deadline, (call, silo.Grains), static s => s.call(s.Grains)), timeout, _ => silo.Statistics.RelayRetried());
     }
 
-    public static string Describe(Exception exception, int slot) => exception switch
+    /// <summary>
+    /// The error reply for a call to shard <paramref name="slot"/> that failed. Any failure but the shard's own answer
+    /// (out of memory) is a fault of the transaction running in this flow, if any, which is then rolled back
+    /// (<see cref="TransactionFaults"/>).
+    /// </summary>
+    public static string Describe(Exception exception, int slot)
     {
-        _ when ShardCallRetry.IsTransient(exception) => ErrorText.ShardUnreachable(slot, exception.Message),
-        CallDeadlineException => ErrorText.ShardUnreachable(slot, exception.Message),
-        CubbyOutOfMemoryException => ErrorText.OutOfMemory,
-        _ => "ERR internal error: " + FirstLine(exception.Message),
-    };
+        var error = exception switch
+        {
+            _ when ShardCallRetry.IsTransient(exception) => ErrorText.ShardUnreachable(slot, exception.Message),
+            CallDeadlineException => ErrorText.ShardUnreachable(slot, exception.Message),
+            CubbyOutOfMemoryException => ErrorText.OutOfMemory,
+            _ => "ERR internal error: " + FirstLine(exception.Message),
+        };
+
+        if (exception is not CubbyOutOfMemoryException)
+        {
+            TransactionFaults.Note(error);
+        }
+
+        return error;
+    }
 
     public static byte[] ErrorReply(string text)
     {

@@ -20,11 +20,16 @@ internal static class TwoKeyCalls
     {
         var silo = session.Silo;
         var shardMap = silo.Catalog.ShardMap;
-        int[] slots = [.. new SortedSet<int> { shardMap.SlotOf(work.First), shardMap.SlotOf(work.Second) }];
+        var (slots, keys) = ShardsOf(shardMap, work.First, work.Second);
         string? error = null;
         try
         {
-            await ShardHolds.RunAsync(silo.Grains, slots, () => work.RunAsync(new HeldShardGrains(silo.Grains, shardMap))).ConfigureAwait(false);
+            // A step that fails (a shard across a partition) throws: the holds then put both keys back.
+            await ShardHolds.RunAsync(silo.Grains, slots, keys, async () =>
+            {
+                await work.RunAsync(new HeldShardGrains(silo.Grains, shardMap)).ConfigureAwait(false);
+                return true;
+            }).ConfigureAwait(false);
         }
         catch (ShardsNotHeldException exception)
         {
@@ -44,6 +49,15 @@ internal static class TwoKeyCalls
         {
             work.WriteReply(session.Context);
         }
+    }
+
+    /// <summary>The shards of the two keys, ascending, with the keys of each.</summary>
+    private static (int[] Slots, byte[][][] Keys) ShardsOf(ShardMap shardMap, byte[] first, byte[] second)
+    {
+        var (a, b) = (shardMap.SlotOf(first), shardMap.SlotOf(second));
+        return a == b ? ([a], [[first, second]])
+            : a < b ? ([a, b], [[first], [second]])
+            : ([b, a], [[second], [first]]);
     }
 
     /// <summary>Shard grains wherever they are, called in the caller's call chain (which holds them).</summary>

@@ -1,17 +1,21 @@
+using System.Buffers;
 using System.Diagnostics;
 using Cubby.Grains.Commands;
+using Cubby.Resp;
 using Cubby.Sharding;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Hosting;
 using Cubby.Silo.Protocol;
 using Cubby.Silo.Routing;
+using Cubby.Text;
 
 namespace Cubby.Silo.Transactions;
 
 /// <summary>
 /// Runs a transaction's queued commands atomically and in isolation across shards and silos: every shard the commands
 /// touch is held first (<see cref="ShardHolds"/>); then the commands run one by one through the usual routes (directly
-/// on held shards here, through their grains elsewhere), all in the holds' call chain. See docs/transactions.md.
+/// on held shards here, through their grains elsewhere), all in the holds' call chain. A command that cannot reach its
+/// shard rolls the transaction back. See docs/transactions.md.
 /// </summary>
 internal static class TransactionRunner
 {
@@ -20,16 +24,16 @@ internal static class TransactionRunner
         using (transaction)
         {
             await session.ReplyTurnAsync().ConfigureAwait(false);
-            var slots = SlotsOf(session.Silo, transaction, watched);
+            var (slots, keys) = ShardsOf(session.Silo, transaction, watched);
             if (slots.Length == 0)
             {
-                await RunAsync(session, transaction).ConfigureAwait(false);
+                await RunAsync(session, transaction, canRollBack: false).ConfigureAwait(false);
                 return;
             }
 
             try
             {
-                await ShardHolds.RunAsync(session.Silo.Grains, slots, () => RunIfUnchangedAsync(session, transaction, watched)).ConfigureAwait(false);
+                await ShardHolds.RunAsync(session.Silo.Grains, slots, keys, () => RunIfUnchangedAsync(session, transaction, watched, canRollBack: keys is not null)).ConfigureAwait(false);
             }
             catch (ShardsNotHeldException exception)
             {
@@ -45,22 +49,31 @@ internal static class TransactionRunner
         }
     }
 
-    /// <summary>Runs the commands unless a watched key changed since WATCH; then the reply is a null array, as in Redis.</summary>
-    private static async ValueTask RunIfUnchangedAsync(ClientSession session, QueuedTransaction transaction, WatchedKeys? watched)
+    /// <summary>
+    /// Runs the commands unless a watched key changed since WATCH; then the reply is a null array, as in Redis. Returns
+    /// whether what ran is kept.
+    /// </summary>
+    private static async ValueTask<bool> RunIfUnchangedAsync(ClientSession session, QueuedTransaction transaction, WatchedKeys? watched, bool canRollBack)
     {
         switch (watched is null ? true : await WatchCommands.UnchangedAsync(session, watched).ConfigureAwait(false))
         {
             case true:
-                await RunAsync(session, transaction).ConfigureAwait(false);
-                break;
+                return await RunAsync(session, transaction, canRollBack).ConfigureAwait(false);
             case false:
                 session.Writer.WriteNullArray();
-                break;
+                return true;
+            default:
+                // The watches could not be checked: nothing ran, and the error is written.
+                return true;
         }
     }
 
-    /// <summary>Writes the EXEC reply: an array of each command's own reply, errors included, in queued order.</summary>
-    private static async ValueTask RunAsync(ClientSession session, QueuedTransaction transaction)
+    /// <summary>
+    /// Writes the EXEC reply: an array of each command's own reply, errors included, in queued order. When a command
+    /// could not reach its shard (or failed for any reason but its own) and the transaction <paramref name="canRollBack"/>,
+    /// the reply is that error instead, and false says to roll back what the others did.
+    /// </summary>
+    private static async ValueTask<bool> RunAsync(ClientSession session, QueuedTransaction transaction, bool canRollBack)
     {
         var exec = session.TakeDeferredTracking();
 
@@ -68,32 +81,56 @@ internal static class TransactionRunner
         // wait for the holds left, which could stop one half of it.
         var arrived = session.ArrivedBy;
         session.ArrivedBy = Stopwatch.GetTimestamp();
-        session.Writer.WriteArrayHeader(transaction.Commands.Count);
-        foreach (var (_, request) in transaction.Commands)
+        var replies = new ArrayBufferWriter<byte>();
+        var writer = session.SwapWriter(new RespWriter(replies, session.Writer.Version));
+        var faults = TransactionFaults.Collect();
+        try
         {
-            CommandDispatcher.Execute(session, request);
-            if (session.TakeDeferred() is { } deferred)
+            session.Writer.WriteArrayHeader(transaction.Commands.Count);
+            foreach (var (_, request) in transaction.Commands)
             {
-                await session.AwaitDeferredAsync(deferred).ConfigureAwait(false);
+                CommandDispatcher.Execute(session, request);
+                if (session.TakeDeferred() is { } deferred)
+                {
+                    await session.AwaitDeferredAsync(deferred).ConfigureAwait(false);
+                }
             }
         }
+        finally
+        {
+            session.SwapWriter(writer);
+            session.ArrivedBy = arrived;
+            session.RestoreDeferredTracking(exec);
+        }
 
-        session.ArrivedBy = arrived;
-        session.RestoreDeferredTracking(exec);
+        if (canRollBack && faults.First is { } fault)
+        {
+            session.Writer.WriteError(ErrorText.TransactionRolledBack(fault));
+            return false;
+        }
+
+        session.Writer.WriteRaw(replies.WrittenSpan);
+        return true;
     }
 
     /// <summary>
-    /// Every shard the commands touch and the watched keys live in, ascending: their keys' shards, or all of them for a
-    /// whole-keyspace command.
+    /// Every shard the commands touch and the watched keys live in, ascending, with the keys the commands name in each
+    /// (what a rollback puts back); every shard and no keys for a whole-keyspace command, which cannot be rolled back.
     /// </summary>
-    private static int[] SlotsOf(SiloRuntime silo, QueuedTransaction transaction, WatchedKeys? watched)
+    private static (int[] Slots, byte[][][]? Keys) ShardsOf(SiloRuntime silo, QueuedTransaction transaction, WatchedKeys? watched)
     {
-        var slots = new SortedSet<int>(watched?.Keys.Select(static key => key.Slot) ?? []);
+        var keys = new SortedDictionary<int, HashSet<byte[]>>();
+        HashSet<byte[]> KeysOf(int slot) => keys.TryGetValue(slot, out var set) ? set : keys[slot] = new HashSet<byte[]>(ByteStringComparer.Instance);
+        foreach (var key in watched?.Keys ?? [])
+        {
+            KeysOf(key.Slot);
+        }
+
         foreach (var (command, request) in transaction.Commands)
         {
             if (command.WholeKeyspace)
             {
-                return [.. Enumerable.Range(0, silo.Catalog.SlotCount)];
+                return ([.. Enumerable.Range(0, silo.Catalog.SlotCount)], null);
             }
 
             if (command.Keyed is not { } keyed)
@@ -103,10 +140,11 @@ internal static class TransactionRunner
 
             foreach (var index in KeyArguments.Of(keyed, request.Count))
             {
-                slots.Add(silo.Catalog.ShardMap.SlotOf(request[index]));
+                var key = request[index];
+                KeysOf(silo.Catalog.ShardMap.SlotOf(key)).Add(key.ToArray());
             }
         }
 
-        return [.. slots];
+        return ([.. keys.Keys], [.. keys.Values.Select(static set => set.ToArray())]);
     }
 }

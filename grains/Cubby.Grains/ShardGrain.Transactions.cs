@@ -9,6 +9,8 @@ internal sealed partial class ShardGrain
 {
     private static readonly TimeSpan OutcomeRetryDelay = TimeSpan.FromMilliseconds(250);
 
+    private readonly TransactionOutcomes _outcomes = new();
+
     public async ValueTask<HoldEnd> Hold(int[] slots, byte[][][]? keys, int depth, ITransactionCallback callback)
     {
         ArgumentNullException.ThrowIfNull(slots);
@@ -43,6 +45,7 @@ internal sealed partial class ShardGrain
 
             var undo = keys?[depth] is { Length: > 0 } held ? TransactionUndo.Capture(shard, held) : null;
             end = await HoldRestAsync(slots, keys, depth, callback).ConfigureAwait(true);
+            _outcomes.Learned(chain, (end & HoldEnd.Committed) != 0);
             if ((end & HoldEnd.Committed) != 0)
             {
                 undo?.Keep(shard);
@@ -77,32 +80,61 @@ internal sealed partial class ShardGrain
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
             LogChainBroken(logger, exception, Id);
-            return HoldEnd.Broken | (await OutcomeAsync(callback).ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack);
+            return HoldEnd.Broken | (await OutcomeAsync(slots, callback).ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack);
         }
     }
 
-    /// <summary>Asks the silo running the transaction whether it is kept, until it answers or <see cref="TransactionOutcome.AskedFor"/> passes.</summary>
-    private async Task<bool> OutcomeAsync(ITransactionCallback callback)
+    public ValueTask<bool?> Outcome(Guid chain) => ValueTask.FromResult(_outcomes.Of(chain));
+
+    /// <summary>
+    /// Asks the silo running the transaction whether it is kept, and, when that silo cannot answer, the transaction's
+    /// other shards, one of which may have learned it before that silo became unreachable (through the chain, or by
+    /// asking): until one answers, that silo is known gone (Orleans has no such callback: its silo was declared dead
+    /// or stopped), or <see cref="TransactionOutcome.AskedFor"/> passes; then the transaction is rolled back here.
+    /// </summary>
+    private async Task<bool> OutcomeAsync(int[] slots, ITransactionCallback callback)
     {
+        var chain = RequestContext.ReentrancyId;
         var asking = TimeProvider.System.GetTimestamp();
         while (true)
         {
+            Exception failure;
             try
             {
                 return await callback.Committed().ConfigureAwait(true);
             }
             catch (Exception exception) when (exception is not OutOfMemoryException)
             {
-                // No such callback: its silo stopped (a later incarnation does not know the transaction), or it forgot the
-                // transaction long ago. Asking again cannot help.
-                if (exception is ClientNotAvailableException || TimeProvider.System.GetElapsedTime(asking) >= TransactionOutcome.AskedFor)
+                failure = exception;
+            }
+
+            foreach (var slot in slots)
+            {
+                if (slot != Id && await PeerOutcomeAsync(slot, chain).ConfigureAwait(true) is { } learned)
                 {
-                    LogOutcomeUnknown(logger, exception, Id, TransactionOutcome.AskedFor);
-                    return false;
+                    return learned;
                 }
             }
 
+            if (failure is ClientNotAvailableException || TimeProvider.System.GetElapsedTime(asking) >= TransactionOutcome.AskedFor)
+            {
+                LogOutcomeUnknown(logger, failure, Id, TransactionOutcome.AskedFor);
+                return false;
+            }
+
             await Task.Delay(OutcomeRetryDelay).ConfigureAwait(true);
+        }
+    }
+
+    private async Task<bool?> PeerOutcomeAsync(int slot, Guid chain)
+    {
+        try
+        {
+            return await GrainFactory.GetGrain<IShardGrain>(slot).Outcome(chain).AsTask().WaitAsync(OutcomeRetryDelay * 4).ConfigureAwait(true);
+        }
+        catch (Exception exception) when (exception is not OutOfMemoryException)
+        {
+            return null;
         }
     }
 
@@ -159,6 +191,6 @@ internal sealed partial class ShardGrain
     [LoggerMessage(EventId = LogEvents.TransactionChainBroken, Level = LogLevel.Information, Message = "Shard {Shard} lost its transaction's hold chain; it asks the silo running the transaction whether to keep what it ran")]
     private static partial void LogChainBroken(ILogger logger, Exception exception, int shard);
 
-    [LoggerMessage(EventId = LogEvents.TransactionOutcomeUnknown, Level = LogLevel.Warning, Message = "Shard {Shard} could not learn its transaction's outcome (its silo gone, or no answer within {Wait}); it rolled its keys back")]
+    [LoggerMessage(EventId = LogEvents.TransactionOutcomeUnknown, Level = LogLevel.Warning, Message = "Shard {Shard} could not learn its transaction's outcome from the silo running it (gone, or no answer within {Wait}) nor from its other shards; it rolled its keys back")]
     private static partial void LogOutcomeUnknown(ILogger logger, Exception exception, int shard, TimeSpan wait);
 }

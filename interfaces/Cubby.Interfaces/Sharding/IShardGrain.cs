@@ -131,6 +131,15 @@ public interface IShardGrain : IGrainWithIntegerKey
     /// <returns>Whether the transaction was kept, and whether the chain broke at or after this shard.</returns>
     ValueTask<HoldEnd> Hold([Immutable] int[] slots, [Immutable] byte[][][]? keys, int depth, ITransactionCallback callback);
 
+    /// <summary>
+    /// Whether the transaction of call chain <paramref name="chain"/> (<c>RequestContext.ReentrancyId</c>), which held
+    /// this shard lately, was kept, as this shard learned it: asked by another shard of that transaction that lost its
+    /// chain and cannot reach the silo running it.
+    /// </summary>
+    /// <param name="chain">The transaction's call chain id.</param>
+    /// <returns>True when kept, false when rolled back, null when this shard has not learned it (or forgot it).</returns>
+    ValueTask<bool?> Outcome(Guid chain);
+
     /// <summary>Starts watching each of <paramref name="keys"/> for a connection (WATCH).</summary>
     /// <returns>What EXEC later gives <see cref="Unchanged"/>, key by key.</returns>
     ValueTask<KeyWatch[]> Watch([Immutable] byte[][] keys);

@@ -5,8 +5,8 @@ namespace Cubby.Client.NearCaching;
 
 /// <summary>
 /// Renews each silo's lease on the near cache four times per <see cref="NearCacheOptions.MaxStaleness"/>, so a lease
-/// runs out only when renewals fail for most of that time. A failed renewal, or a silo the Orleans client no longer
-/// counts live, ends its link's epoch at once: what it tracked is dropped, and nothing else.
+/// runs out only when renewals fail for most of that time. A renewal that cannot reach its silo, or a silo the Orleans
+/// client no longer counts live, ends its link's epoch at once: what it tracked is dropped, and nothing else.
 /// </summary>
 internal sealed class LeaseRenewals : IDisposable
 {
@@ -86,10 +86,16 @@ internal sealed class LeaseRenewals : IDisposable
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
-            // A silo that refuses the connection has most likely died, and the others may resume its shards sooner than
-            // its lease would run out (a killed silo's peers are refused at once too, and declare it dead in well under
-            // a second): what it tracked is dropped now. A renewal that merely timed out ends later than the lease.
-            link.EndEpoch();
+            // A silo that cannot be reached (the connection refused, or Orleans counts it gone) has most likely died, and
+            // the others may resume its shards sooner than its lease would run out (a killed silo's peers are refused at
+            // once too, and declare it dead in well under a second): what it tracked is dropped now. One that answered
+            // that it may not serve (fenced, as while a silo joins under load) or did not answer in time keeps what it
+            // tracked: its lease runs out first, and a later renewal revives it.
+            if (exception is SiloUnavailableException or OrleansMessageRejectionException)
+            {
+                link.EndEpoch();
+            }
+
             link.RenewalFailed();
         }
     }

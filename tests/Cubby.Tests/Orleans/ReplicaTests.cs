@@ -81,10 +81,7 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
     {
         const int ValueBytes = 2_048;
         const int Joiner = 2;
-        using var cluster = new ProcessCluster(ConnectionString, $"replicas-{Guid.NewGuid():N}", 3, SlotCount, "--Cubby:Replicas", "1");
-        await cluster.StartAsync(0);
-        await cluster.StartAsync(1);
-        await cluster.WaitSettledAsync(2, TimeSpan.FromSeconds(90));
+        using var cluster = await StartTwoOfThreeAsync();
         await using var services = ClusterKeys.ClientFor(cluster);
         var client = services.GetRequiredService<ICubbyClient>();
         var keys = Enumerable.Range(0, 30_000).Select(i => $"moving:{i}").ToArray();
@@ -121,10 +118,7 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
     {
         const int Joiner = 2;
         const int Source = 1;
-        using var cluster = new ProcessCluster(ConnectionString, $"replicas-{Guid.NewGuid():N}", 3, SlotCount, "--Cubby:Replicas", "1");
-        await cluster.StartAsync(0);
-        await cluster.StartAsync(Source);
-        await cluster.WaitSettledAsync(2, TimeSpan.FromSeconds(90));
+        using var cluster = await StartTwoOfThreeAsync();
         await using var services = ClusterKeys.ClientFor(cluster);
         var client = services.GetRequiredService<ICubbyClient>();
 
@@ -142,8 +136,8 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
         await load.StopAsync();
         output.WriteLine($"reads answer again after {recovered.TotalSeconds:0.0} s; {load.Calls} calls, {load.Failures.Count} failed, longest {load.LongestCall.TotalMilliseconds:0} ms");
 
-        // The writers' own reads can still find a key missing for a moment here, in about one run of ten (docs/faults.md,
-        // open); that is printed, and what is asserted is that every acknowledged write reads back.
+        // Calls that failed while the shards resumed (their outcome unknown to the writers) are printed; what is asserted
+        // is that every acknowledged write reads back.
         foreach (var failure in load.Failures.Take(5))
         {
             output.WriteLine(failure);
@@ -151,6 +145,24 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
 
         var lost = await load.FindLostAsync(client);
         Assert.True(lost.Count == 0, $"{lost.Count} acknowledged writes lost, first: {string.Join(", ", lost.Take(5))}{cluster.DescribeAll()}");
+    }
+
+    /// <summary>Three silo processes with one replica per shard, of which the first two are started and settled.</summary>
+    private async Task<ProcessCluster> StartTwoOfThreeAsync()
+    {
+        var cluster = new ProcessCluster(ConnectionString, $"replicas-{Guid.NewGuid():N}", 3, SlotCount, "--Cubby:Replicas", "1");
+        try
+        {
+            await cluster.StartAsync(0);
+            await cluster.StartAsync(1);
+            await cluster.WaitSettledAsync(2, TimeSpan.FromSeconds(90));
+            return cluster;
+        }
+        catch
+        {
+            cluster.Dispose();
+            throw;
+        }
     }
 
     [Fact]

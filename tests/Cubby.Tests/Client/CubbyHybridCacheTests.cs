@@ -41,8 +41,11 @@ public sealed class CubbyHybridCacheTests(CubbyHybridCacheTests.TwoSilos silos) 
             Assert.Equal($"v{round}", (await Read(secondCache, "product:1")).Name);
         }
 
+        // Each round: a kept copy served here, then the new value, read from the cluster or carried here with the write
+        // (which of the two depends on timing, so only the sum is asserted); never a miss (Read's factory throws).
         Assert.InRange(((CubbyClient)Client(first)).Fills.LocalHits, 20, long.MaxValue);
-        Assert.InRange(((CubbyClient)Client(second)).Fills.RemoteHits, 20, long.MaxValue);
+        var secondFills = ((CubbyClient)Client(second)).Fills;
+        Assert.InRange(secondFills.LocalHits + secondFills.RemoteHits, 40, long.MaxValue);
     }
 
     [Fact]

@@ -28,7 +28,7 @@ public sealed class ExpiryCollectorTests
         host.Advance(1000);
         Assert.Equal(2600, host.Catalog.Count());
 
-        var removed = collector.RunActiveCycle();
+        var removed = collector.RunActiveCycle().Removed;
 
         Assert.InRange(removed, 1800, 2000);
         Assert.Equal(2600 - removed, host.Catalog.Count());
@@ -53,7 +53,7 @@ public sealed class ExpiryCollectorTests
 
         host.Advance(999);
 
-        Assert.Equal(0, collector.RunActiveCycle());
+        Assert.Equal(0, collector.RunActiveCycle().Removed);
         Assert.Equal(500, host.Catalog.Count());
     }
 
@@ -78,8 +78,50 @@ public sealed class ExpiryCollectorTests
         host.Set("c", Value, new ExpirySpec(host.Now + 10));
         host.Advance(10);
         using var collector = new ExpiryCollector(host.Catalog, host.Time);
-        Assert.Equal(1, collector.RunActiveCycle());
+        Assert.Equal(1, collector.RunActiveCycle().Removed);
         Assert.False(shard.HasExpiringEntries);
+    }
+
+    [Fact]
+    public void A_cycle_whose_samples_are_live_stops_after_a_few_shards_and_the_next_goes_on_from_there()
+    {
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 64 });
+        using var collector = new ExpiryCollector(host.Catalog, host.Time);
+        for (var i = 0; i < 6400; i++)
+        {
+            host.Set($"live:{i}", Value, new ExpirySpec(host.Now + 3_600_000));
+        }
+
+        var shards = host.ActiveGrains().Count();
+        Assert.True(shards > 2 * ExpiryCollector.ShardsPerCycle);
+        var sampled = 0;
+        for (var cycle = 0; sampled < shards; cycle++)
+        {
+            var run = collector.RunActiveCycle();
+            Assert.Equal(0, run.Removed);
+            Assert.Equal(Math.Min(ExpiryCollector.ShardsPerCycle, shards - sampled), run.ShardsSampled);
+            sampled += run.ShardsSampled;
+        }
+
+        Assert.False(collector.IsSlowed);
+    }
+
+    [Fact]
+    public void A_cycle_whose_samples_are_much_expired_goes_on_past_the_first_few_shards()
+    {
+        using var host = new CatalogHost(new ShardOptions { KeptForReuseBytes = 0, SlotCount = 64 });
+        using var collector = new ExpiryCollector(host.Catalog, host.Time);
+        for (var i = 0; i < 6400; i++)
+        {
+            host.Set($"k:{i}", Value, new ExpirySpec(host.Now + (i % 2 == 0 ? 1000 : 3_600_000)));
+        }
+
+        host.Advance(1000);
+        var run = collector.RunActiveCycle();
+
+        Assert.Equal(host.ActiveGrains().Count(), run.ShardsSampled);
+        Assert.Equal(run.Removed, 6400 - host.Catalog.Count());
+        Assert.True(run.Removed > 0);
     }
 
     [Fact]
@@ -200,7 +242,7 @@ public sealed class ExpiryCollectorTests
         host.Set("only", Value, new ExpirySpec(host.Now + 1));
         host.Advance(1);
 
-        Assert.Equal(1, collector.RunActiveCycle());
+        Assert.Equal(1, collector.RunActiveCycle().Removed);
         Assert.Single(host.ActiveGrains());
     }
 }

@@ -51,13 +51,15 @@ internal sealed partial class Shard
     /// was sealed: applied in order after the chunks, they leave the replica holding what the primary holds. The cursor
     /// never skips an entry that stays (<see cref="WriteChunk"/>).
     /// </summary>
-    public async Task<(byte[][] Chunks, long Sequence)> SnapshotAsync(int maxChunkBytes)
+    public async Task<ShardSnapshot> SnapshotAsync(int maxChunkBytes)
     {
         long sequence;
+        HeldTransaction? held;
         lock (_turn)
         {
             SealChanges();
             sequence = _sealed;
+            held = _holder != Guid.Empty ? _held : _pending;
         }
 
         var chunks = new List<byte[]>();
@@ -74,7 +76,7 @@ internal sealed partial class Shard
             await Task.Delay(PauseBetweenChunks).ConfigureAwait(false);
         }
 
-        return ([.. chunks], sequence);
+        return new ShardSnapshot([.. chunks], sequence, held);
     }
 
     /// <summary>Applies a batch of another silo's primary to this shard, which holds that primary's replica.</summary>
@@ -97,6 +99,8 @@ internal sealed partial class Shard
                     RemoveEntry(index);
                 }
             }
+
+            FollowHold(batch);
         }
 
         if (batch.Upserts is { } upserts)
@@ -167,13 +171,12 @@ internal sealed partial class Shard
     }
 
     /// <summary>
-    /// Seals this turn's changes into the replicator's next batch: each changed key as it is now, or removed. Not while
-    /// a transaction holds the shard: what it changes is sealed when the hold ends (<see cref="Release"/>), kept or put
-    /// back, so a replica never holds a change that a rollback takes back.
+    /// Seals this turn's changes into the replicator's next batch: each changed key as it is now, or removed, and the
+    /// transaction holding the shard, if any, whose outcome decides whether they stay (<see cref="Hold"/>).
     /// </summary>
     private void SealChanges()
     {
-        if (!_unsealed || _disposed || _holder != Guid.Empty)
+        if (!_unsealed || _disposed)
         {
             return;
         }
@@ -199,7 +202,7 @@ internal sealed partial class Shard
         }
 
         chunk?.Complete();
-        var batch = new ReplicaBatch(++_sealed, _cleared, upserts?.WrittenSpan.ToArray(), removed?.ToArray() ?? []);
+        var batch = new ReplicaBatch(++_sealed, _cleared, upserts?.WrittenSpan.ToArray(), removed?.ToArray() ?? [], _holder, HeldForBatch());
         changed.Clear();
         _cleared = false;
         _unsealed = false;

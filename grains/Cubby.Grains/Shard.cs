@@ -27,9 +27,6 @@ internal sealed partial class Shard : IDisposable
     private bool _disposed;
     private bool _closed;
 
-    // The call chain holding this shard for a transaction (RequestContext.ReentrancyId); Guid.Empty when none does.
-    private Guid _holder;
-
     public Shard(int slot, EntryStore store, MemoryBudget budget, IMemoryReclaimer reclaimer, TimeProvider time, int maxValueBytes)
     {
         Slot = slot;
@@ -151,32 +148,6 @@ internal sealed partial class Shard : IDisposable
         _turn.Exit();
         return false;
     }
-
-    /// <summary>
-    /// Holds this shard for the transaction of call chain <paramref name="chain"/>, after any direct call in progress:
-    /// until <see cref="Release"/>, direct callers outside that chain go through Orleans, which queues them behind the
-    /// holding grain call (see <see cref="Sharding.IShardGrain.Hold"/>).
-    /// </summary>
-    public void Hold(Guid chain)
-    {
-        lock (_turn)
-        {
-            _holder = chain;
-        }
-    }
-
-    /// <summary>Ends the hold, sealing for the replicas what the transaction left (see <see cref="SealChanges"/>).</summary>
-    public void Release()
-    {
-        lock (_turn)
-        {
-            _holder = Guid.Empty;
-            SealChanges();
-        }
-    }
-
-    /// <summary>Whether no transaction holds this shard, or the caller runs in the one that does.</summary>
-    private bool IsFreeForCaller() => _holder == Guid.Empty || _holder == Orleans.Runtime.RequestContext.ReentrancyId;
 
     /// <summary>Whether the shard was disposed: its entries are gone and its blocks returned.</summary>
     public bool IsDisposed => Volatile.Read(ref _disposed);

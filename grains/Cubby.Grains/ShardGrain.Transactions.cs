@@ -1,4 +1,5 @@
 using Cubby.Diagnostics;
+using Cubby.Grains.Replication;
 using Cubby.Sharding;
 using Microsoft.Extensions.Logging;
 using Orleans.Runtime;
@@ -44,6 +45,11 @@ internal sealed partial class ShardGrain
             }
 
             var undo = keys?[depth] is { Length: > 0 } held ? TransactionUndo.Capture(shard, held) : null;
+            if (undo is not null)
+            {
+                shard.Describe(undo.Describe(chain, slots, callback));
+            }
+
             end = await HoldRestAsync(slots, keys, depth, callback).ConfigureAwait(true);
             _outcomes.Learned(chain, (end & HoldEnd.Committed) != 0);
             if ((end & HoldEnd.Committed) != 0)
@@ -80,7 +86,7 @@ internal sealed partial class ShardGrain
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
             LogChainBroken(logger, exception, Id);
-            return HoldEnd.Broken | (await OutcomeAsync(slots, callback).ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack);
+            return HoldEnd.Broken | (await OutcomeAsync(RequestContext.ReentrancyId, slots, callback).ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack);
         }
     }
 
@@ -92,9 +98,8 @@ internal sealed partial class ShardGrain
     /// asking): until one answers, that silo is known gone (Orleans has no such callback: its silo was declared dead
     /// or stopped), or <see cref="TransactionOutcome.AskedFor"/> passes; then the transaction is rolled back here.
     /// </summary>
-    private async Task<bool> OutcomeAsync(int[] slots, ITransactionCallback callback)
+    private async Task<bool> OutcomeAsync(Guid chain, int[] slots, ITransactionCallback callback)
     {
-        var chain = RequestContext.ReentrancyId;
         var asking = TimeProvider.System.GetTimestamp();
         while (true)
         {
@@ -136,6 +141,24 @@ internal sealed partial class ShardGrain
         {
             return null;
         }
+    }
+
+    /// <summary>
+    /// Keeps or puts back what a transaction did to <paramref name="shard"/>, just promoted from a replica that applied
+    /// the transaction's changes before its primary died, as the transaction's outcome says, asked as a held shard
+    /// whose chain broke asks (<see cref="OutcomeAsync"/>). The shard serves no one until then.
+    /// </summary>
+    private async Task SettleInheritedAsync(Shard shard, HeldTransaction held)
+    {
+        var kept = await OutcomeAsync(held.Chain, held.Slots, held.Callback).ConfigureAwait(true);
+        _outcomes.Learned(held.Chain, kept);
+        if (!kept)
+        {
+            TransactionUndo.Restore(shard, held);
+        }
+
+        shard.PendingTransaction = null;
+        LogInheritedTransaction(logger, Id, kept ? "kept" : "rolled back", held.Keys.Length);
     }
 
     public ValueTask<KeyWatch[]> Watch(byte[][] keys)
@@ -190,6 +213,9 @@ internal sealed partial class ShardGrain
 
     [LoggerMessage(EventId = LogEvents.TransactionChainBroken, Level = LogLevel.Information, Message = "Shard {Shard} lost its transaction's hold chain; it asks the silo running the transaction whether to keep what it ran")]
     private static partial void LogChainBroken(ILogger logger, Exception exception, int shard);
+
+    [LoggerMessage(EventId = LogEvents.TransactionInherited, Level = LogLevel.Information, Message = "Shard {Shard} resumed from a replica holding a transaction's changes before its outcome; it learned the transaction was {Outcome} and settled its {Keys} keys accordingly")]
+    private static partial void LogInheritedTransaction(ILogger logger, int shard, string outcome, int keys);
 
     [LoggerMessage(EventId = LogEvents.TransactionOutcomeUnknown, Level = LogLevel.Warning, Message = "Shard {Shard} could not learn its transaction's outcome from the silo running it (gone, or no answer within {Wait}) nor from its other shards; it rolled its keys back")]
     private static partial void LogOutcomeUnknown(ILogger logger, Exception exception, int shard, TimeSpan wait);

@@ -93,6 +93,11 @@ internal sealed partial class ShardGrain(
 
         _epoch = epoch;
         _shard ??= catalog.CreateDetached(Id);
+        if (_shard.PendingTransaction is { } held)
+        {
+            await SettleInheritedAsync(_shard, held).ConfigureAwait(true);
+        }
+
         catalog.Attach(Id, _shard);
         if (catalog.Options.Replicas > 0)
         {

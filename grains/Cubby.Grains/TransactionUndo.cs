@@ -1,3 +1,4 @@
+using Cubby.Grains.Replication;
 using Cubby.Sharding;
 
 namespace Cubby.Grains;
@@ -10,41 +11,46 @@ namespace Cubby.Grains;
 /// </summary>
 internal sealed class TransactionUndo
 {
-    private readonly (byte[] Key, ShardEntryCopy? Entry, KeyWatch Watch)[] _before;
+    private readonly byte[][] _keys;
+    private readonly ShardEntryCopy?[] _before;
+    private readonly KeyWatch[] _watches;
 
-    private TransactionUndo((byte[], ShardEntryCopy?, KeyWatch)[] before) => _before = before;
+    private TransactionUndo(byte[][] keys, ShardEntryCopy?[] before, KeyWatch[] watches)
+    {
+        _keys = keys;
+        _before = before;
+        _watches = watches;
+    }
 
     public static TransactionUndo Capture(Shard shard, byte[][] keys)
     {
         using var turn = shard.TakeTurn();
-        var before = new (byte[], ShardEntryCopy?, KeyWatch)[keys.Length];
+        var before = new ShardEntryCopy?[keys.Length];
+        var watches = new KeyWatch[keys.Length];
         for (var i = 0; i < keys.Length; i++)
         {
-            before[i] = (keys[i], shard.Export(keys[i]), shard.Watch(keys[i]));
+            before[i] = shard.Export(keys[i]);
+            watches[i] = shard.Watch(keys[i]);
         }
 
-        return new TransactionUndo(before);
+        return new TransactionUndo(keys, before, watches);
     }
+
+    /// <summary>The transaction as the shard's replicas learn it (<see cref="Shard.Describe"/>).</summary>
+    public HeldTransaction Describe(Guid chain, int[] slots, ITransactionCallback callback) => new(chain, slots, callback, _keys, _before);
 
     /// <summary>Puts back every key that changed.</summary>
     public void Restore(Shard shard)
     {
         using var turn = shard.TakeTurn();
-        foreach (var (key, entry, watch) in _before)
+        for (var i = 0; i < _keys.Length; i++)
         {
-            if (!shard.IsUnchanged(key, watch))
+            if (!shard.IsUnchanged(_keys[i], _watches[i]))
             {
-                if (entry is null)
-                {
-                    shard.Remove(key);
-                }
-                else
-                {
-                    shard.Import(key, entry, replace: true);
-                }
+                PutBack(shard, _keys[i], _before[i]);
             }
 
-            shard.Unwatch(key);
+            shard.Unwatch(_keys[i]);
         }
     }
 
@@ -52,9 +58,34 @@ internal sealed class TransactionUndo
     public void Keep(Shard shard)
     {
         using var turn = shard.TakeTurn();
-        foreach (var (key, _, _) in _before)
+        foreach (var key in _keys)
         {
             shard.Unwatch(key);
+        }
+    }
+
+    /// <summary>
+    /// Puts back every key of <paramref name="held"/> on a shard promoted from a replica that holds the transaction's
+    /// changes, which was not kept: each key is as it was before, whatever the transaction did to it.
+    /// </summary>
+    public static void Restore(Shard shard, HeldTransaction held)
+    {
+        using var turn = shard.TakeTurn();
+        for (var i = 0; i < held.Keys.Length; i++)
+        {
+            PutBack(shard, held.Keys[i], held.Before[i]);
+        }
+    }
+
+    private static void PutBack(Shard shard, byte[] key, ShardEntryCopy? entry)
+    {
+        if (entry is null)
+        {
+            shard.Remove(key);
+        }
+        else
+        {
+            shard.Import(key, entry, replace: true);
         }
     }
 }

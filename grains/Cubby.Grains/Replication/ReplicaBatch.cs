@@ -8,6 +8,11 @@ namespace Cubby.Grains.Replication;
 /// <param name="Cleared">Whether the shard was emptied first (FLUSHALL, FLUSHDB).</param>
 /// <param name="Upserts">The keys written, with their values and expiry, as one migration chunk; null when none.</param>
 /// <param name="Removed">The keys removed: deleted, expired or evicted.</param>
+/// <param name="Holder">
+/// The call chain of the transaction holding the shard when the batch was sealed, whose outcome is not known yet;
+/// <see cref="Guid.Empty"/> when none held it (a hold's last batch, sealed as it ends, has none).
+/// </param>
+/// <param name="Held">That transaction, in the first batch its hold sealed; null in the others.</param>
 [GenerateSerializer]
 [Immutable]
 [SuppressReferenceTracking]
@@ -16,7 +21,9 @@ internal sealed record ReplicaBatch(
     [property: Id(0)] long Sequence,
     [property: Id(1)] bool Cleared,
     [property: Id(2)] byte[]? Upserts,
-    [property: Id(3)] byte[][] Removed);
+    [property: Id(3)] byte[][] Removed,
+    [property: Id(4)] Guid Holder = default,
+    [property: Id(5)] HeldTransaction? Held = null);
 
 /// <summary>Batches of one shard's primary for its replica on the receiving silo.</summary>
 /// <param name="Slot">The shard.</param>

@@ -88,7 +88,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
         }
     }
 
-    public ReplicaAnswer Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks)
+    public ReplicaAnswer Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks, HeldTransaction? held)
     {
         if (IsFenced(primary, slot, epoch))
         {
@@ -97,6 +97,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
 
         var entries = catalog.CreateDetached(slot);
         entries.IsReplica = true;
+        entries.PendingTransaction = held;
         try
         {
             foreach (var chunk in chunks)
@@ -240,8 +241,8 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
             position = new ReplicaPosition(replica.Epoch, replica.Sequence);
         }
 
-        var (chunks, _) = await replica.Entries.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
-        return new ReplicaCopy(position, chunks);
+        var snapshot = await replica.Entries.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
+        return new ReplicaCopy(position, snapshot.Chunks, snapshot.Held);
     }
 
     public void Dispose()

@@ -59,6 +59,7 @@ internal sealed partial class ShardResumption(ShardReplicas replicas, ShardRepli
     private Shard Install(int slot, ReplicaCopy copy)
     {
         var entries = catalog.CreateDetached(slot);
+        entries.PendingTransaction = copy.Held;
         try
         {
             foreach (var chunk in copy.Chunks)

@@ -97,6 +97,9 @@ public static class LogEvents
     /// <summary>A held shard could not learn a transaction's outcome in time and rolled its keys back.</summary>
     public const int TransactionOutcomeUnknown = 3034;
 
+    /// <summary>A shard resumed from a replica holding a transaction's changes before its outcome; it kept or put back its keys as the outcome said.</summary>
+    public const int TransactionInherited = 3035;
+
     /// <summary>The client connected to the cluster through a gateway.</summary>
     public const int GatewayConnected = 6001;
 

@@ -37,7 +37,7 @@ public sealed class ReplicaSnapshotTests
             writes++;
         }
 
-        var (chunks, _) = await snapshot;
+        var (chunks, _, _) = await snapshot;
         var shown = new Dictionary<string, int>();
         foreach (var chunk in chunks)
         {

@@ -10,6 +10,14 @@ internal sealed partial class ShardGrain
 {
     private static readonly TimeSpan OutcomeRetryDelay = TimeSpan.FromMilliseconds(250);
 
+    /// <summary>
+    /// How long a shard resumed from a replica holding a transaction's changes asks for the outcome: it asks while it
+    /// activates, and Orleans cancels an activation that takes longer than its activation timeout (30 s), dropping the
+    /// entries the replica gave it. Past this the changes are put back, as a shard whose chain broke does after
+    /// <see cref="TransactionOutcome.AskedFor"/>.
+    /// </summary>
+    private static readonly TimeSpan InheritedOutcomeAskedFor = TimeSpan.FromSeconds(10);
+
     private readonly TransactionOutcomes _outcomes = new();
 
     public async ValueTask<HoldEnd> Hold(int[] slots, byte[][][]? keys, int depth, ITransactionCallback callback)
@@ -86,7 +94,7 @@ internal sealed partial class ShardGrain
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
             LogChainBroken(logger, exception, Id);
-            return HoldEnd.Broken | (await OutcomeAsync(RequestContext.ReentrancyId, slots, callback).ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack);
+            return HoldEnd.Broken | (await OutcomeAsync(RequestContext.ReentrancyId, slots, callback, TransactionOutcome.AskedFor).ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack);
         }
     }
 
@@ -96,9 +104,9 @@ internal sealed partial class ShardGrain
     /// Asks the silo running the transaction whether it is kept, and, when that silo cannot answer, the transaction's
     /// other shards, one of which may have learned it before that silo became unreachable (through the chain, or by
     /// asking): until one answers, that silo is known gone (Orleans has no such callback: its silo was declared dead
-    /// or stopped), or <see cref="TransactionOutcome.AskedFor"/> passes; then the transaction is rolled back here.
+    /// or stopped), or <paramref name="askedFor"/> passes; then the transaction is rolled back here.
     /// </summary>
-    private async Task<bool> OutcomeAsync(Guid chain, int[] slots, ITransactionCallback callback)
+    private async Task<bool> OutcomeAsync(Guid chain, int[] slots, ITransactionCallback callback, TimeSpan askedFor)
     {
         var asking = TimeProvider.System.GetTimestamp();
         while (true)
@@ -106,7 +114,8 @@ internal sealed partial class ShardGrain
             Exception failure;
             try
             {
-                return await callback.Committed().ConfigureAwait(true);
+                var left = askedFor - TimeProvider.System.GetElapsedTime(asking);
+                return await callback.Committed().WaitAsync(left > TimeSpan.Zero ? left : TimeSpan.Zero).ConfigureAwait(true);
             }
             catch (Exception exception) when (exception is not OutOfMemoryException)
             {
@@ -121,9 +130,9 @@ internal sealed partial class ShardGrain
                 }
             }
 
-            if (failure is ClientNotAvailableException || TimeProvider.System.GetElapsedTime(asking) >= TransactionOutcome.AskedFor)
+            if (failure is ClientNotAvailableException || TimeProvider.System.GetElapsedTime(asking) >= askedFor)
             {
-                LogOutcomeUnknown(logger, failure, Id, TransactionOutcome.AskedFor);
+                LogOutcomeUnknown(logger, failure, Id, askedFor);
                 return false;
             }
 
@@ -146,11 +155,12 @@ internal sealed partial class ShardGrain
     /// <summary>
     /// Keeps or puts back what a transaction did to <paramref name="shard"/>, just promoted from a replica that applied
     /// the transaction's changes before its primary died, as the transaction's outcome says, asked as a held shard
-    /// whose chain broke asks (<see cref="OutcomeAsync"/>). The shard serves no one until then.
+    /// whose chain broke asks (<see cref="OutcomeAsync"/>), for at most <see cref="InheritedOutcomeAskedFor"/>. The shard
+    /// serves no one until then.
     /// </summary>
     private async Task SettleInheritedAsync(Shard shard, HeldTransaction held)
     {
-        var kept = await OutcomeAsync(held.Chain, held.Slots, held.Callback).ConfigureAwait(true);
+        var kept = await OutcomeAsync(held.Chain, held.Slots, held.Callback, InheritedOutcomeAskedFor).ConfigureAwait(true);
         _outcomes.Learned(held.Chain, kept);
         if (!kept)
         {

@@ -87,6 +87,21 @@ internal sealed class CommandContext
         }
     }
 
+    /// <summary>
+    /// Completes when every shard noted so far settled, as <see cref="WhenSettledAsync"/> does, but leaves them noted:
+    /// for a step that must wait before it goes on (EXEC before its outcome), while the replies still wait for
+    /// <see cref="WhenSettledAsync"/>, which fails the same way if a shard failed.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">A shard can no longer acknowledge writes (its replicas follow a newer primary).</exception>
+    public async ValueTask WhenNotedSettledAsync()
+    {
+        for (var i = 0; i < (_unsettled?.Count ?? 0); i++)
+        {
+            var (shard, wrote) = _unsettled![i];
+            await shard.WhenSettledAsync(wrote).ConfigureAwait(false);
+        }
+    }
+
     /// <summary>Completes when every shard noted by <see cref="RanOn"/> settled what those commands wrote or read (<see cref="Shard.WhenSettledAsync"/>).</summary>
     /// <exception cref="InvalidOperationException">A shard can no longer acknowledge writes (its replicas follow a newer primary).</exception>
     public async ValueTask WhenSettledAsync()

@@ -69,6 +69,29 @@ internal static class TransactionRunner
     }
 
     /// <summary>
+    /// Waits until this silo's shards have the commands' changes on their replicas, before the outcome is decided, as a
+    /// shard on another silo has them before its call returns: a shard whose silo dies after a decision to keep resumes
+    /// from a replica holding its part (docs/transactions.md). A shard that can no longer acknowledge writes (fenced) rolls
+    /// the transaction back; the connection's own wait then fails too and drops it, as for any write such a shard took.
+    /// </summary>
+    private static async ValueTask SettleAsync(ClientSession session)
+    {
+        if (!session.Context.AwaitsSettling)
+        {
+            return;
+        }
+
+        try
+        {
+            await session.Context.WhenNotedSettledAsync().ConfigureAwait(false);
+        }
+        catch (InvalidOperationException exception)
+        {
+            TransactionFaults.Note(exception.Message);
+        }
+    }
+
+    /// <summary>
     /// Writes the EXEC reply: an array of each command's own reply, errors included, in queued order. When a command
     /// could not reach its shard (or failed for any reason but its own) and the transaction <paramref name="canRollBack"/>,
     /// the reply is that error instead, and false says to roll back what the others did.
@@ -95,6 +118,8 @@ internal static class TransactionRunner
                     await session.AwaitDeferredAsync(deferred).ConfigureAwait(false);
                 }
             }
+
+            await SettleAsync(session).ConfigureAwait(false);
         }
         finally
         {

@@ -57,6 +57,7 @@ internal static class NearCacheWorker
 
         var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
         var (gen0Before, gen1Before, gen2Before, pauseBefore) = (GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2), GC.GetTotalPauseDuration());
+        var allocatedBefore = GC.GetTotalAllocatedBytes();
         var clock = Stopwatch.StartNew();
         var until = TimeSpan.FromSeconds(seconds);
         await Task.WhenAll(Enumerable.Range(0, callers).Select(caller => Task.Run(async () =>
@@ -105,9 +106,7 @@ internal static class NearCacheWorker
         }))).ConfigureAwait(false);
 
         var cpu = Process.GetCurrentProcess().TotalProcessorTime - cpuBefore;
-        var garbage = string.Create(
-            CultureInfo.InvariantCulture,
-            $"process {index}: collections {GC.CollectionCount(0) - gen0Before} gen0, {GC.CollectionCount(1) - gen1Before} gen1, {GC.CollectionCount(2) - gen2Before} gen2, paused {(GC.GetTotalPauseDuration() - pauseBefore).TotalMilliseconds:0} ms");
+        var allocated = GC.GetTotalAllocatedBytes() - allocatedBefore;
         var all = new OperationLog { Seconds = clock.Elapsed.TotalSeconds };
         foreach (var log in logs)
         {
@@ -115,6 +114,11 @@ internal static class NearCacheWorker
             all.Reads.AddRange(log.Reads);
             all.Misses += log.Misses;
         }
+
+        var operations = Math.Max(1, all.Writes.Count + all.Reads.Count + all.Misses);
+        var garbage = string.Create(
+            CultureInfo.InvariantCulture,
+            $"process {index}: collections {GC.CollectionCount(0) - gen0Before} gen0, {GC.CollectionCount(1) - gen1Before} gen1, {GC.CollectionCount(2) - gen2Before} gen2, paused {(GC.GetTotalPauseDuration() - pauseBefore).TotalMilliseconds:0} ms, allocated {allocated / operations} B per operation");
 
         await all.SaveAsync(outPath).ConfigureAwait(false);
         if (stack.Statistics is { } statistics)

@@ -54,12 +54,12 @@ internal sealed partial class Shard
     public async Task<ShardSnapshot> SnapshotAsync(int maxChunkBytes)
     {
         long sequence;
-        HeldTransaction? held;
+        ShardTransactions transactions;
         lock (_turn)
         {
             SealChanges();
             sequence = _sealed;
-            held = _holder != Guid.Empty ? _held : _pending;
+            transactions = TransactionsForCopy();
         }
 
         var chunks = new List<byte[]>();
@@ -76,7 +76,7 @@ internal sealed partial class Shard
             await Task.Delay(PauseBetweenChunks).ConfigureAwait(false);
         }
 
-        return new ShardSnapshot([.. chunks], sequence, held);
+        return new ShardSnapshot([.. chunks], sequence, transactions);
     }
 
     /// <summary>Applies a batch of another silo's primary to this shard, which holds that primary's replica.</summary>
@@ -202,7 +202,7 @@ internal sealed partial class Shard
         }
 
         chunk?.Complete();
-        var batch = new ReplicaBatch(++_sealed, _cleared, upserts?.WrittenSpan.ToArray(), removed?.ToArray() ?? [], _holder, HeldForBatch());
+        var batch = new ReplicaBatch(++_sealed, _cleared, upserts?.WrittenSpan.ToArray(), removed?.ToArray() ?? [], _holder, HeldForBatch(), _ended);
         changed.Clear();
         _cleared = false;
         _unsealed = false;

@@ -14,6 +14,18 @@ internal sealed partial class Shard
     // On a replica: the transaction whose changes it applied without learning the outcome.
     private HeldTransaction? _pending;
 
+    // How the transactions that held this shard lately ended, as decided or learned here, or by the primary replicated.
+    private readonly TransactionOutcomes _outcomes = new();
+
+    // The outcome of the hold that just ended, for the batch its end seals.
+    private TransactionEnd? _ended;
+
+    // Chains this shard, as their last shard, decided to roll back without holding them, until that is on the replicas.
+    private readonly HashSet<Guid> _presumed = [];
+
+    // The hold that ended last, until its outcome is on the replicas and learned: it is decided, but not to be told yet.
+    private Guid _unsettled;
+
     /// <summary>
     /// On a replica, or a shard just promoted from one: the transaction whose changes it holds without knowing whether
     /// they are kept (its primary died before the hold ended); null when none.
@@ -66,25 +78,127 @@ internal sealed partial class Shard
         }
     }
 
-    /// <summary>Ends the hold; the replicas learn it ended with the batch sealed now, whatever it holds.</summary>
-    public void Release()
+    /// <summary>
+    /// Ends the hold; the replicas learn it ended, and how (<paramref name="ended"/>; null when it never ran), with the
+    /// batch sealed now, whatever it holds. A shard that decided the outcome (the chain's last) seals one even when the
+    /// transaction changed nothing here: its other shards may ask it after its replica took over.
+    /// </summary>
+    public void Release(TransactionEnd? ended, bool decided)
     {
         lock (_turn)
         {
+            _unsettled = ended?.Chain ?? Guid.Empty;
             _holder = Guid.Empty;
             _held = null;
-            if (_heldSent && _changed is not null)
+            _ended = ended;
+            if ((_heldSent || (decided && ended is not null)) && _changed is not null)
             {
                 _unsealed = true;
             }
 
             _heldSent = false;
             SealChanges();
+            _ended = null;
+        }
+    }
+
+    /// <summary>
+    /// Makes the outcome of a transaction that held this shard known to those that ask (<see cref="Sharding.IShardGrain.Outcome"/>):
+    /// once it is on the replicas, so one that takes over knows it too.
+    /// </summary>
+    public void Learned(Guid chain, bool kept)
+    {
+        lock (_turn)
+        {
+            _outcomes.Learned(chain, kept);
+            _presumed.Remove(chain);
+            if (_unsettled == chain)
+            {
+                _unsettled = Guid.Empty;
+            }
+        }
+    }
+
+    /// <summary>
+    /// As the last shard of the transaction of call chain <paramref name="chain"/>: its decision, when known here; null
+    /// while this shard holds it undecided, or decided but not yet on the replicas; otherwise a rollback decided now,
+    /// sealed for the replicas
+    /// (<paramref name="presumed"/>: answer it once they have it, then <see cref="Learned"/> it).
+    /// </summary>
+    public bool? Decide(Guid chain, out bool presumed)
+    {
+        lock (_turn)
+        {
+            presumed = false;
+            if (_outcomes.Of(chain) is { } known)
+            {
+                return known;
+            }
+
+            if (_holder == chain || _unsettled == chain)
+            {
+                return null;
+            }
+
+            presumed = true;
+            if (_presumed.Add(chain) && _changed is not null)
+            {
+                _ended = new TransactionEnd(chain, Kept: false);
+                _unsealed = true;
+                SealChanges();
+                _ended = null;
+            }
+
+            return false;
+        }
+    }
+
+    /// <summary>Whether a hold of <paramref name="chain"/> that arrives now must be refused: its transaction was rolled back here without it.</summary>
+    public bool Refuses(Guid chain)
+    {
+        lock (_turn)
+        {
+            return _presumed.Contains(chain) || _outcomes.Of(chain) == false;
+        }
+    }
+
+    /// <summary>Whether the transaction of call chain <paramref name="chain"/> was kept, as known here; null when not known.</summary>
+    public bool? OutcomeOf(Guid chain)
+    {
+        lock (_turn)
+        {
+            return _outcomes.Of(chain);
+        }
+    }
+
+    /// <summary>What a copy of this shard carries about its transactions (<see cref="ShardTransactions"/>).</summary>
+    private ShardTransactions TransactionsForCopy() =>
+        (_holder != Guid.Empty ? _held : _pending, _outcomes.ToArray()) is var (pending, ended) && (pending is not null || ended.Length > 0)
+            ? new ShardTransactions(pending, ended)
+            : ShardTransactions.None;
+
+    /// <summary>Takes on what a copy of the shard carried about its transactions, before the copy serves or replicates.</summary>
+    public void Adopt(ShardTransactions transactions)
+    {
+        lock (_turn)
+        {
+            _pending = transactions.Pending;
+            foreach (var ended in transactions.Ended)
+            {
+                _outcomes.Learned(ended.Chain, ended.Kept);
+            }
         }
     }
 
     /// <summary>Whether no transaction holds this shard, or the caller runs in the one that does.</summary>
     private bool IsFreeForCaller() => _holder == Guid.Empty || _holder == Orleans.Runtime.RequestContext.ReentrancyId;
+
+    /// <summary>
+    /// Whether the caller runs in a transaction that does not hold this shard: its hold here ended, decided without the
+    /// caller (the shards a transaction's commands touch are all held before the first runs), so what it asks must not run.
+    /// </summary>
+    private bool IsHoldEndedForCaller() =>
+        Orleans.Runtime.RequestContext.ReentrancyId is var caller && caller != Guid.Empty && _holder != caller;
 
     /// <summary>The holding transaction for a batch sealed now: the whole of it the first time in this hold.</summary>
     private HeldTransaction? HeldForBatch()
@@ -98,9 +212,14 @@ internal sealed partial class Shard
         return _held;
     }
 
-    /// <summary>Learns from a batch applied to this replica whether a transaction holds its primary still.</summary>
+    /// <summary>Learns from a batch applied to this replica whether a transaction holds its primary still, or how one ended.</summary>
     private void FollowHold(ReplicaBatch batch)
     {
+        if (batch.Ended is { } ended)
+        {
+            _outcomes.Learned(ended.Chain, ended.Kept);
+        }
+
         if (batch.Holder == Guid.Empty)
         {
             _pending = null;

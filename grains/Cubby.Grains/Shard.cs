@@ -118,6 +118,12 @@ internal sealed partial class Shard : IDisposable
     {
         Fence?.ThrowIfNotServing(Slot);
         _turn.Enter();
+        if (IsHoldEndedForCaller())
+        {
+            _turn.Exit();
+            throw HoldEndedException.For(Slot);
+        }
+
         return new Turn(this);
     }
 
@@ -140,7 +146,7 @@ internal sealed partial class Shard : IDisposable
         }
 
         _turn.Enter();
-        if (!_closed && !_disposed && IsFreeForCaller())
+        if (!_closed && !_disposed && IsFreeForCaller() && !IsHoldEndedForCaller())
         {
             return true;
         }

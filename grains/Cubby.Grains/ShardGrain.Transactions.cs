@@ -18,8 +18,6 @@ internal sealed partial class ShardGrain
     /// </summary>
     private static readonly TimeSpan InheritedOutcomeAskedFor = TimeSpan.FromSeconds(10);
 
-    private readonly TransactionOutcomes _outcomes = new();
-
     public async ValueTask<HoldEnd> Hold(int[] slots, byte[][][]? keys, int depth, ITransactionCallback callback)
     {
         ArgumentNullException.ThrowIfNull(slots);
@@ -40,10 +38,17 @@ internal sealed partial class ShardGrain
             throw new InvalidOperationException("A transaction's hold needs the caller's call chain (RequestContext.ReentrancyId).");
         }
 
+        var shard = Entries;
+        if (shard.Refuses(chain))
+        {
+            // The last shard, asked for the outcome before this hold arrived, rolled the transaction back.
+            return HoldEnd.RolledBack;
+        }
+
         // Lets the transaction's own calls (same chain) into this grain while this call waits; Orleans queues all others.
         using var reentrancy = RequestContext.AllowCallChainReentrancy();
-        var shard = Entries;
         shard.Hold(chain);
+        TransactionEnd? ended = null;
         HoldEnd end;
         try
         {
@@ -55,12 +60,12 @@ internal sealed partial class ShardGrain
             var undo = keys?[depth] is { Length: > 0 } held ? TransactionUndo.Capture(shard, held) : null;
             if (undo is not null)
             {
-                shard.Describe(undo.Describe(chain, slots, callback));
+                shard.Describe(undo.Describe(chain, slots));
             }
 
             end = await HoldRestAsync(slots, keys, depth, callback).ConfigureAwait(true);
-            _outcomes.Learned(chain, (end & HoldEnd.Committed) != 0);
-            if ((end & HoldEnd.Committed) != 0)
+            ended = new TransactionEnd(chain, (end & HoldEnd.Committed) != 0);
+            if (ended.Kept)
             {
                 undo?.Keep(shard);
             }
@@ -71,68 +76,87 @@ internal sealed partial class ShardGrain
         }
         finally
         {
-            shard.Release();
+            shard.Release(ended, decided: depth == slots.Length - 1);
         }
 
-        // What the transaction left is on the replicas before the chain goes on unwinding, and so before EXEC answers.
+        // What the transaction left here, and how it ended, is on the replicas before anyone learns the outcome from this
+        // shard (the chain as it unwinds, or a shard that asks): a replica that takes over knows it too.
         await shard.WhenSettledAsync(wrote: true).ConfigureAwait(true);
+        shard.Learned(chain, ended.Kept);
         return end;
     }
 
     /// <summary>
-    /// Holds the shards after this one, or calls back the silo running the transaction; when that call fails (a shard or
-    /// that silo across a partition, a response timeout), whether the transaction is kept is that silo's to say.
+    /// Holds the shards after this one, or, on the last, calls back the silo running the transaction and decides: what
+    /// it answered, or a rollback when no answer came (a partition, a response timeout, that silo gone). A shard whose
+    /// call to the next fails asks the last one, which decides, how it ended.
     /// </summary>
     private async Task<HoldEnd> HoldRestAsync(int[] slots, byte[][][]? keys, int depth, ITransactionCallback callback)
     {
+        var decides = depth == slots.Length - 1;
         try
         {
-            return depth + 1 < slots.Length
-                ? await GrainFactory.GetGrain<IShardGrain>(slots[depth + 1]).Hold(slots, keys, depth + 1, callback).ConfigureAwait(true)
-                : await callback.Held().ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack;
+            return decides
+                ? await callback.Held().ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack
+                : await GrainFactory.GetGrain<IShardGrain>(slots[depth + 1]).Hold(slots, keys, depth + 1, callback).ConfigureAwait(true);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
+            if (decides)
+            {
+                LogUnanswered(logger, exception, Id);
+                return HoldEnd.Broken | HoldEnd.RolledBack;
+            }
+
             LogChainBroken(logger, exception, Id);
-            return HoldEnd.Broken | (await OutcomeAsync(RequestContext.ReentrancyId, slots, callback, TransactionOutcome.AskedFor).ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack);
+            return HoldEnd.Broken | (await OutcomeAsync(RequestContext.ReentrancyId, slots, TransactionOutcome.AskedFor).ConfigureAwait(true) ? HoldEnd.Committed : HoldEnd.RolledBack);
         }
     }
 
-    public ValueTask<bool?> Outcome(Guid chain) => ValueTask.FromResult(_outcomes.Of(chain));
+    public ValueTask<bool?> Outcome(Guid chain) => ValueTask.FromResult(_shard?.OutcomeOf(chain));
+
+    public async ValueTask<bool?> Decision(Guid chain)
+    {
+        var shard = Entries;
+        var decision = shard.Decide(chain, out var presumed);
+        if (presumed)
+        {
+            await shard.WhenSettledAsync(wrote: true).ConfigureAwait(true);
+            shard.Learned(chain, kept: false);
+        }
+
+        return decision;
+    }
 
     /// <summary>
-    /// Asks the silo running the transaction whether it is kept, and, when that silo cannot answer, the transaction's
-    /// other shards, one of which may have learned it before that silo became unreachable (through the chain, or by
-    /// asking): until one answers, that silo is known gone (Orleans has no such callback: its silo was declared dead
-    /// or stopped), or <paramref name="askedFor"/> passes; then the transaction is rolled back here.
+    /// Asks the transaction's last shard its decision (<see cref="Decision"/>), and its other shards, which may have
+    /// learned it from the chain: until one answers, or <paramref name="askedFor"/> passes; then it is rolled back here.
+    /// The last shard decides within its call back's response timeout, at once when it never held the transaction,
+    /// and, if its silo died, as the replica that resumes it; so only a last shard that stays out of reach leaves the
+    /// wait to run out.
     /// </summary>
-    private async Task<bool> OutcomeAsync(Guid chain, int[] slots, ITransactionCallback callback, TimeSpan askedFor)
+    private async Task<bool> OutcomeAsync(Guid chain, int[] slots, TimeSpan askedFor)
     {
         var asking = TimeProvider.System.GetTimestamp();
+        var decider = GrainFactory.GetGrain<IShardGrain>(slots[^1]);
         while (true)
         {
-            Exception failure;
-            try
+            if (await AskAsync(() => decider.Decision(chain)).ConfigureAwait(true) is { } decided)
             {
-                var left = askedFor - TimeProvider.System.GetElapsedTime(asking);
-                return await callback.Committed().WaitAsync(left > TimeSpan.Zero ? left : TimeSpan.Zero).ConfigureAwait(true);
-            }
-            catch (Exception exception) when (exception is not OutOfMemoryException)
-            {
-                failure = exception;
+                return decided;
             }
 
-            foreach (var slot in slots)
+            for (var i = slots.Length - 2; i >= 0; i--)
             {
-                if (slot != Id && await PeerOutcomeAsync(slot, chain).ConfigureAwait(true) is { } learned)
+                if (slots[i] != Id && await AskAsync(() => GrainFactory.GetGrain<IShardGrain>(slots[i]).Outcome(chain)).ConfigureAwait(true) is { } learned)
                 {
                     return learned;
                 }
             }
 
-            if (failure is ClientNotAvailableException || TimeProvider.System.GetElapsedTime(asking) >= askedFor)
+            if (TimeProvider.System.GetElapsedTime(asking) >= askedFor)
             {
-                LogOutcomeUnknown(logger, failure, Id, askedFor);
+                LogOutcomeUnknown(logger, Id, askedFor);
                 return false;
             }
 
@@ -140,11 +164,11 @@ internal sealed partial class ShardGrain
         }
     }
 
-    private async Task<bool?> PeerOutcomeAsync(int slot, Guid chain)
+    private static async Task<bool?> AskAsync(Func<ValueTask<bool?>> ask)
     {
         try
         {
-            return await GrainFactory.GetGrain<IShardGrain>(slot).Outcome(chain).AsTask().WaitAsync(OutcomeRetryDelay * 4).ConfigureAwait(true);
+            return await ask().AsTask().WaitAsync(OutcomeRetryDelay * 4).ConfigureAwait(true);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
@@ -154,20 +178,21 @@ internal sealed partial class ShardGrain
 
     /// <summary>
     /// Keeps or puts back what a transaction did to <paramref name="shard"/>, just promoted from a replica that applied
-    /// the transaction's changes before its primary died, as the transaction's outcome says, asked as a held shard
-    /// whose chain broke asks (<see cref="OutcomeAsync"/>), for at most <see cref="InheritedOutcomeAskedFor"/>. The shard
-    /// serves no one until then.
+    /// the transaction's changes before its primary died, as the transaction's outcome says. The last shard of the
+    /// transaction decides, and answers only once its decision is on its replicas: one resumed from a replica that has
+    /// no decision never answered anyone, so it rolls back. Any other asks (<see cref="OutcomeAsync"/>) for at most
+    /// <see cref="InheritedOutcomeAskedFor"/>. The shard serves no one until then.
     /// </summary>
     private async Task SettleInheritedAsync(Shard shard, HeldTransaction held)
     {
-        var kept = await OutcomeAsync(held.Chain, held.Slots, held.Callback, InheritedOutcomeAskedFor).ConfigureAwait(true);
-        _outcomes.Learned(held.Chain, kept);
+        var kept = held.Slots[^1] != Id && await OutcomeAsync(held.Chain, held.Slots, InheritedOutcomeAskedFor).ConfigureAwait(true);
         if (!kept)
         {
             TransactionUndo.Restore(shard, held);
         }
 
         shard.PendingTransaction = null;
+        shard.Learned(held.Chain, kept);
         LogInheritedTransaction(logger, Id, kept ? "kept" : "rolled back", held.Keys.Length);
     }
 
@@ -221,12 +246,15 @@ internal sealed partial class ShardGrain
         return Task.CompletedTask;
     }
 
-    [LoggerMessage(EventId = LogEvents.TransactionChainBroken, Level = LogLevel.Information, Message = "Shard {Shard} lost its transaction's hold chain; it asks the silo running the transaction whether to keep what it ran")]
+    [LoggerMessage(EventId = LogEvents.TransactionChainBroken, Level = LogLevel.Information, Message = "Shard {Shard} lost its transaction's hold chain; it asks the transaction's last shard whether to keep what it ran")]
     private static partial void LogChainBroken(ILogger logger, Exception exception, int shard);
 
     [LoggerMessage(EventId = LogEvents.TransactionInherited, Level = LogLevel.Information, Message = "Shard {Shard} resumed from a replica holding a transaction's changes before its outcome; it learned the transaction was {Outcome} and settled its {Keys} keys accordingly")]
     private static partial void LogInheritedTransaction(ILogger logger, int shard, string outcome, int keys);
 
-    [LoggerMessage(EventId = LogEvents.TransactionOutcomeUnknown, Level = LogLevel.Warning, Message = "Shard {Shard} could not learn its transaction's outcome from the silo running it (gone, or no answer within {Wait}) nor from its other shards; it rolled its keys back")]
-    private static partial void LogOutcomeUnknown(ILogger logger, Exception exception, int shard, TimeSpan wait);
+    [LoggerMessage(EventId = LogEvents.TransactionOutcomeUnknown, Level = LogLevel.Warning, Message = "Shard {Shard} could not learn its transaction's outcome from its other shards within {Wait}; it rolled its keys back")]
+    private static partial void LogOutcomeUnknown(ILogger logger, int shard, TimeSpan wait);
+
+    [LoggerMessage(EventId = LogEvents.TransactionUnanswered, Level = LogLevel.Information, Message = "Shard {Shard}, the last its transaction held, got no answer from the silo running it; it decided to roll the transaction back")]
+    private static partial void LogUnanswered(ILogger logger, Exception exception, int shard);
 }

@@ -1,10 +1,12 @@
+using Cubby.Grains.Replication;
+
 namespace Cubby.Grains;
 
 /// <summary>
 /// The outcomes of the transactions that lately held one shard, by call chain: each kept for twice as long as a shard of
 /// theirs that lost its chain asks for it (<see cref="Sharding.TransactionOutcome.AskedFor"/>), and the newest
 /// <see cref="Capacity"/> at most, so a shard that runs many transactions keeps a bounded table and pays O(1) for each.
-/// Used on the shard grain's turn only.
+/// Used under the shard's turn only.
 /// </summary>
 internal sealed class TransactionOutcomes
 {
@@ -34,4 +36,7 @@ internal sealed class TransactionOutcomes
     }
 
     public bool? Of(Guid chain) => _kept.TryGetValue(chain, out var kept) ? kept : null;
+
+    /// <summary>Every outcome kept, oldest first, for a copy of the shard to carry.</summary>
+    public TransactionEnd[] ToArray() => [.. _order.Select(entry => new TransactionEnd(entry.Chain, _kept[entry.Chain]))];
 }

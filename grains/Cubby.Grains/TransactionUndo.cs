@@ -37,7 +37,7 @@ internal sealed class TransactionUndo
     }
 
     /// <summary>The transaction as the shard's replicas learn it (<see cref="Shard.Describe"/>).</summary>
-    public HeldTransaction Describe(Guid chain, int[] slots, ITransactionCallback callback) => new(chain, slots, callback, _keys, _before);
+    public HeldTransaction Describe(Guid chain, int[] slots) => new(chain, slots, _keys, _before);
 
     /// <summary>Puts back every key that changed.</summary>
     public void Restore(Shard shard)

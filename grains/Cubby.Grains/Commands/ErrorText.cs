@@ -44,6 +44,8 @@ internal static class ErrorText
 
     public static string TransactionRolledBack(string reason) => $"TRYAGAIN the transaction was rolled back, nothing it ran is kept: {reason}";
 
+    public static string TransactionOutcomeUnknown(string reason) => $"ERR the transaction's outcome could not be learned, what it ran may or may not be kept: {reason}";
+
     public static string NotInSubscribedContext(string command) =>
         $"ERR Can't execute '{command}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
 

@@ -8,8 +8,7 @@ namespace Cubby.Grains.Replication;
 /// puts <see cref="Keys"/> back as <see cref="Before"/> when it was not kept. See docs/transactions.md.
 /// </summary>
 /// <param name="Chain">The transaction's call chain (<see cref="IShardGrain.Hold"/>).</param>
-/// <param name="Slots">Every shard the transaction holds, any of which may have learned its outcome.</param>
-/// <param name="Callback">The silo running the transaction, which decides its outcome.</param>
+/// <param name="Slots">Every shard the transaction holds: the last decides its outcome, and any may have learned it.</param>
 /// <param name="Keys">The transaction's keys in this shard.</param>
 /// <param name="Before">Each key's entry when the hold began, aligned with <see cref="Keys"/>; null where it had none.</param>
 [GenerateSerializer]
@@ -19,6 +18,5 @@ namespace Cubby.Grains.Replication;
 internal sealed record HeldTransaction(
     [property: Id(0)] Guid Chain,
     [property: Id(1)] int[] Slots,
-    [property: Id(2)] ITransactionCallback Callback,
-    [property: Id(3)] byte[][] Keys,
-    [property: Id(4)] ShardEntryCopy?[] Before);
+    [property: Id(2)] byte[][] Keys,
+    [property: Id(3)] ShardEntryCopy?[] Before);

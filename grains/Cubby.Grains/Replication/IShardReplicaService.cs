@@ -24,10 +24,10 @@ internal interface IShardReplicaService : IGrainService
     /// <param name="epoch">The primary's epoch.</param>
     /// <param name="sequence">The last batch the snapshot includes.</param>
     /// <param name="chunks">The shard's entries as migration chunks.</param>
-    /// <param name="held">The transaction whose outcome the entries await, if any.</param>
+    /// <param name="transactions">The transaction whose outcome the entries await, if any, and how others ended lately.</param>
     [Alias("install")]
     [ResponseTimeout("00:00:10")]
-    Task<ReplicaAnswer> Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks, HeldTransaction? held);
+    Task<ReplicaAnswer> Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks, ShardTransactions transactions);
 
     /// <summary>Where this silo's replica of <paramref name="slot"/> stands; null when it keeps none.</summary>
     /// <param name="slot">The shard.</param>

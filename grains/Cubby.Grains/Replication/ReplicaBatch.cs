@@ -13,6 +13,7 @@ namespace Cubby.Grains.Replication;
 /// <see cref="Guid.Empty"/> when none held it (a hold's last batch, sealed as it ends, has none).
 /// </param>
 /// <param name="Held">That transaction, in the first batch its hold sealed; null in the others.</param>
+/// <param name="Ended">In the batch a hold's end sealed: how its transaction ended, when that is known.</param>
 [GenerateSerializer]
 [Immutable]
 [SuppressReferenceTracking]
@@ -23,7 +24,8 @@ internal sealed record ReplicaBatch(
     [property: Id(2)] byte[]? Upserts,
     [property: Id(3)] byte[][] Removed,
     [property: Id(4)] Guid Holder = default,
-    [property: Id(5)] HeldTransaction? Held = null);
+    [property: Id(5)] HeldTransaction? Held = null,
+    [property: Id(6)] TransactionEnd? Ended = null);
 
 /// <summary>Batches of one shard's primary for its replica on the receiving silo.</summary>
 /// <param name="Slot">The shard.</param>

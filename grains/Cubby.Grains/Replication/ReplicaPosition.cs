@@ -19,9 +19,9 @@ internal readonly record struct ReplicaPosition([property: Id(0)] long Epoch, [p
 /// <summary>A replica handed over to the shard's new primary on another silo: where it stood, and its entries.</summary>
 /// <param name="Position">Where the replica stood when handed over.</param>
 /// <param name="Chunks">Its entries as migration chunks.</param>
-/// <param name="Held">The transaction whose outcome the replica had yet to learn, if any (<see cref="Shard.PendingTransaction"/>).</param>
+/// <param name="Transactions">The transaction whose outcome the replica had yet to learn, if any, and how others ended.</param>
 [GenerateSerializer]
 [Immutable]
 [SuppressReferenceTracking]
 [Alias("cubby.replica-copy")]
-internal sealed record ReplicaCopy([property: Id(0)] ReplicaPosition Position, [property: Id(1)] byte[][] Chunks, [property: Id(2)] HeldTransaction? Held);
+internal sealed record ReplicaCopy([property: Id(0)] ReplicaPosition Position, [property: Id(1)] byte[][] Chunks, [property: Id(2)] ShardTransactions Transactions);

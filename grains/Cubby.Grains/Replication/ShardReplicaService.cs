@@ -10,8 +10,8 @@ internal sealed class ShardReplicaService(GrainId id, global::Orleans.Runtime.Si
     public Task<ReplicaAnswer[]> ApplyAll(SiloAddress primary, ReplicaShipment[] shipments) =>
         Task.FromResult(Array.ConvertAll(shipments, shipment => replicas.Apply(primary, shipment.Slot, shipment.Epoch, shipment.Batches)));
 
-    public Task<ReplicaAnswer> Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks, HeldTransaction? held) =>
-        Task.FromResult(replicas.Install(primary, slot, epoch, sequence, chunks, held));
+    public Task<ReplicaAnswer> Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks, ShardTransactions transactions) =>
+        Task.FromResult(replicas.Install(primary, slot, epoch, sequence, chunks, transactions));
 
     public Task<ReplicaPosition?> PositionOf(int slot) => Task.FromResult(replicas.PositionOf(slot));
 

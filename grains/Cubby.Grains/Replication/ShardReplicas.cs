@@ -88,7 +88,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
         }
     }
 
-    public ReplicaAnswer Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks, HeldTransaction? held)
+    public ReplicaAnswer Install(SiloAddress primary, int slot, long epoch, long sequence, byte[][] chunks, ShardTransactions transactions)
     {
         if (IsFenced(primary, slot, epoch))
         {
@@ -97,7 +97,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
 
         var entries = catalog.CreateDetached(slot);
         entries.IsReplica = true;
-        entries.PendingTransaction = held;
+        entries.Adopt(transactions);
         try
         {
             foreach (var chunk in chunks)
@@ -242,7 +242,7 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
         }
 
         var snapshot = await replica.Entries.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
-        return new ReplicaCopy(position, snapshot.Chunks, snapshot.Held);
+        return new ReplicaCopy(position, snapshot.Chunks, snapshot.Transactions);
     }
 
     public void Dispose()

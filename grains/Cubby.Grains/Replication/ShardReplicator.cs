@@ -468,8 +468,8 @@ internal sealed partial class ShardReplicator : IDisposable
 
             try
             {
-                var (chunks, sequence, held) = await _shard.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
-                var answer = await _silos.Of(target).Install(_homes.Self, _shard.Slot, _epoch, sequence, chunks, held).WaitAsync(token).ConfigureAwait(false);
+                var (chunks, sequence, transactions) = await _shard.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
+                var answer = await _silos.Of(target).Install(_homes.Self, _shard.Slot, _epoch, sequence, chunks, transactions).WaitAsync(token).ConfigureAwait(false);
                 if (answer != ReplicaAnswer.Applied)
                 {
                     return answer;

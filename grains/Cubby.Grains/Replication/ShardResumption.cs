@@ -59,7 +59,7 @@ internal sealed partial class ShardResumption(ShardReplicas replicas, ShardRepli
     private Shard Install(int slot, ReplicaCopy copy)
     {
         var entries = catalog.CreateDetached(slot);
-        entries.PendingTransaction = copy.Held;
+        entries.Adopt(copy.Transactions);
         try
         {
             foreach (var chunk in copy.Chunks)

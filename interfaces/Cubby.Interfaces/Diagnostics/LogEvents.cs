@@ -91,7 +91,7 @@ public static class LogEvents
     /// <summary>A silo could not tell another which key prefixes its BCAST tracking connections listen to.</summary>
     public const int BroadcastPrefixesNotTold = 3032;
 
-    /// <summary>A held shard's transaction chain broke after it; it asks the silo running the transaction whether to keep what it ran.</summary>
+    /// <summary>A held shard's transaction chain broke after it; it asks the transaction's last shard whether to keep what it ran.</summary>
     public const int TransactionChainBroken = 3033;
 
     /// <summary>A held shard could not learn a transaction's outcome in time and rolled its keys back.</summary>
@@ -99,6 +99,9 @@ public static class LogEvents
 
     /// <summary>A shard resumed from a replica holding a transaction's changes before its outcome; it kept or put back its keys as the outcome said.</summary>
     public const int TransactionInherited = 3035;
+
+    /// <summary>A transaction's last shard got no answer from the silo running it and decided to roll the transaction back.</summary>
+    public const int TransactionUnanswered = 3036;
 
     /// <summary>The client connected to the cluster through a gateway.</summary>
     public const int GatewayConnected = 6001;

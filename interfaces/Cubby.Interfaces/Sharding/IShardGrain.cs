@@ -118,8 +118,9 @@ public interface IShardGrain : IGrainWithIntegerKey
     /// run the transaction. Meanwhile only calls of the caller's call chain (<c>RequestContext.ReentrancyId</c>, which the
     /// caller must set) reach the held shards: Orleans queues every other call behind this one, and the silo's own RESP
     /// front door goes through the grain too. When the transaction is rolled back, the shard puts back the entries of
-    /// its keys in <paramref name="keys"/> that changed while it was held, before it lets go; when the call to the next
-    /// shard (or the callback) fails, it asks the callback whether the transaction was kept.
+    /// its keys in <paramref name="keys"/> that changed while it was held, before it lets go. The last shard decides the
+    /// outcome: what <see cref="ITransactionCallback.Held"/> answered, or a rollback when the answer did not arrive. A
+    /// shard whose call to the next one fails asks the last shard (<see cref="Outcome"/>).
     /// </summary>
     /// <param name="slots">The transaction's shards, ascending and distinct.</param>
     /// <param name="keys">
@@ -133,12 +134,25 @@ public interface IShardGrain : IGrainWithIntegerKey
 
     /// <summary>
     /// Whether the transaction of call chain <paramref name="chain"/> (<c>RequestContext.ReentrancyId</c>), which held
-    /// this shard lately, was kept, as this shard learned it: asked by another shard of that transaction that lost its
-    /// chain and cannot reach the silo running it.
+    /// this shard lately, was kept, as this shard decided (the last of its shards) or learned it, once that is on its
+    /// replicas: asked by another shard of that transaction, or the silo running it, that lost the chain. It runs
+    /// while the shard is held.
     /// </summary>
     /// <param name="chain">The transaction's call chain id.</param>
     /// <returns>True when kept, false when rolled back, null when this shard has not learned it (or forgot it).</returns>
+    [AlwaysInterleave]
     ValueTask<bool?> Outcome(Guid chain);
+
+    /// <summary>
+    /// Asked of the last shard of the transaction of call chain <paramref name="chain"/>, which decides its outcome, by
+    /// another of its shards or the silo running it, that lost the chain: the decision, once it is on the replicas.
+    /// When this shard has not held the transaction (the chain broke before it, or its hold is yet to arrive), it
+    /// decides now to roll it back, and refuses the hold if it comes. It runs while the shard is held.
+    /// </summary>
+    /// <param name="chain">The transaction's call chain id.</param>
+    /// <returns>True when kept, false when rolled back, null while this shard holds the transaction undecided.</returns>
+    [AlwaysInterleave]
+    ValueTask<bool?> Decision(Guid chain);
 
     /// <summary>Starts watching each of <paramref name="keys"/> for a connection (WATCH).</summary>
     /// <returns>What EXEC later gives <see cref="Unchanged"/>, key by key.</returns>

@@ -4,7 +4,8 @@ namespace Cubby.Sharding;
 
 /// <summary>
 /// The silo running a transaction (MULTI ... EXEC), told by the last shard of a <see cref="IShardGrain.Hold"/> chain
-/// that every shard of the transaction is held, and the one that decides whether what it ran is kept.
+/// that every shard of the transaction is held; it runs the commands and answers whether it wants them kept. The last
+/// shard decides: what it received, or a rollback when the answer did not arrive (docs/transactions.md).
 /// </summary>
 public interface ITransactionCallback : IGrainObserver
 {
@@ -12,15 +13,8 @@ public interface ITransactionCallback : IGrainObserver
     /// Every shard is held. The returned task completes once the transaction's commands have run; until then the
     /// chain, and with it every hold, stays in place.
     /// </summary>
-    /// <returns>True when what the transaction ran is kept; false when each shard puts its keys back as they were.</returns>
+    /// <returns>True to keep what the transaction ran; false to have each shard put its keys back as they were.</returns>
     Task<bool> Held();
-
-    /// <summary>
-    /// Asked by a held shard whose part of the chain broke (a call across a partition timed out): whether the
-    /// transaction is kept, once that is decided.
-    /// </summary>
-    /// <returns>True when what the transaction ran is kept; false when it is rolled back, or never ran.</returns>
-    Task<bool> Committed();
 }
 
 /// <summary>How a transaction's hold chain ended, as a shard reports it for itself and the shards after it.</summary>
@@ -34,8 +28,8 @@ public enum HoldEnd
     Committed = 1,
 
     /// <summary>
-    /// The chain broke at or after this shard: shards past the break learn the outcome by asking the coordinator
-    /// (<see cref="ITransactionCallback.Committed"/>), perhaps later, so it must go on answering for a while.
+    /// The chain broke at or after this shard: the outcome was learned by asking the last shard, which decides
+    /// (<see cref="IShardGrain.Outcome"/>).
     /// </summary>
     Broken = 2,
 }
@@ -44,8 +38,8 @@ public enum HoldEnd
 public static class TransactionOutcome
 {
     /// <summary>
-    /// How long a held shard whose chain broke asks the silo running the transaction whether to keep what it ran, before
-    /// it rolls back; that silo answers for twice as long.
+    /// How long a held shard whose chain broke asks the transaction's last shard whether to keep what it ran, before it
+    /// rolls back; shards answer for twice as long.
     /// </summary>
     public static readonly TimeSpan AskedFor = TimeSpan.FromMinutes(1);
 }

@@ -35,6 +35,10 @@ internal static class TwoKeyCalls
         {
             error = ShardRelay.Describe(exception.InnerException!, exception.FirstSlot);
         }
+        catch (TransactionNotKeptException exception)
+        {
+            error = exception.Error;
+        }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {
             error = ShardRelay.Describe(exception, slots[0]);

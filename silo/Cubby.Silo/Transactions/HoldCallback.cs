@@ -3,8 +3,8 @@ using Cubby.Sharding;
 namespace Cubby.Silo.Transactions;
 
 /// <summary>
-/// Learns that every shard of a transaction is held, keeps the holds until the transaction has run, and holds its
-/// outcome: whether what it ran is kept, told to the chain as it unwinds and to any held shard that lost the chain.
+/// Learns that every shard of a transaction is held, keeps the holds until the transaction has run, and answers the
+/// last shard, which decides the outcome, whether to keep what it ran.
 /// </summary>
 internal sealed class HoldCallback : ITransactionCallback
 {
@@ -20,8 +20,6 @@ internal sealed class HoldCallback : ITransactionCallback
         return _outcome.Task;
     }
 
-    public Task<bool> Committed() => _outcome.Task;
-
-    /// <summary>Decides the outcome, which lets the hold chain return and release every shard; the first decision stands.</summary>
+    /// <summary>Answers the last shard whether to keep what ran, which lets the chain end; the first answer stands.</summary>
     public void Decide(bool keep) => _outcome.TrySetResult(keep);
 }

@@ -31,20 +31,38 @@ internal static class TransactionRunner
                 return;
             }
 
+            // The reply waits for the outcome: the last shard may not keep what the commands did (docs/transactions.md).
+            var reply = new ArrayBufferWriter<byte>();
+            var writer = session.SwapWriter(new RespWriter(reply, session.Writer.Version));
+            string? error = null;
             try
             {
                 await ShardHolds.RunAsync(session.Silo.Grains, slots, keys, () => RunIfUnchangedAsync(session, transaction, watched, canRollBack: keys is not null)).ConfigureAwait(false);
             }
             catch (ShardsNotHeldException exception)
             {
-                session.Writer.WriteError(ErrorText.TransactionNotHeld(ShardRelay.Describe(exception.InnerException!, exception.FirstSlot)));
+                error = ErrorText.TransactionNotHeld(ShardRelay.Describe(exception.InnerException!, exception.FirstSlot));
+            }
+            catch (TransactionNotKeptException exception)
+            {
+                error = exception.Error;
             }
             finally
             {
+                session.SwapWriter(writer);
                 if (watched is not null)
                 {
                     WatchCommands.End(session.Silo, watched);
                 }
+            }
+
+            if (error is not null)
+            {
+                session.Writer.WriteError(error);
+            }
+            else
+            {
+                session.Writer.WriteRaw(reply.WrittenSpan);
             }
         }
     }

@@ -13,8 +13,8 @@ namespace Cubby.Tests.Orleans;
 /// <summary>
 /// A transaction that cannot run whole is rolled back on every shard it held: a command that cannot reach its shard
 /// (held past the call timeout here, as a partition would) makes EXEC answer an error, and the keys its other commands
-/// changed, on this silo and on another, read as before. A held shard whose chain broke asks the silo running the
-/// transaction whether to keep what it ran.
+/// changed, on this silo and on another, read as before. The transaction's last shard decides: when the silo running
+/// the transaction does not answer it, it rolls back.
 /// </summary>
 public sealed class TransactionRollbackTests
 {
@@ -63,10 +63,8 @@ public sealed class TransactionRollbackTests
         RespAssert.Bulk("after", await reader.CallAsync("GET", local[0]));
     }
 
-    [Theory]
-    [InlineData(true)]
-    [InlineData(false)]
-    public async Task A_shard_whose_chain_broke_keeps_or_rolls_back_what_the_transaction_ran_as_its_coordinator_says(bool committed)
+    [Fact]
+    public async Task The_last_shard_rolls_the_transaction_back_when_the_silo_running_it_does_not_answer()
     {
         await using var cluster = await TestCluster.StartAsync(1);
         var grains = cluster.Primary.Services.GetRequiredService<IGrainFactory>();
@@ -76,10 +74,12 @@ public sealed class TransactionRollbackTests
         var shard = grains.GetGrain<IShardGrain>(slot);
         await shard.Set(bytes, Encoding.UTF8.GetBytes("before"), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always);
 
-        // The callback writes in the chain, then fails, as a call across a partition would; the shard then asks it.
-        var callback = new BreakingCallback(grains, bytes, committed);
+        // The callback writes in the chain, then fails, as a call across a partition would: the shard, the last (and
+        // only) one, decides, and answers anyone who asks.
+        var callback = new BreakingCallback(grains, bytes);
         var reference = grains.CreateObjectReference<ITransactionCallback>(callback);
-        RequestContext.ReentrancyId = Guid.NewGuid();
+        var chain = Guid.NewGuid();
+        RequestContext.ReentrancyId = chain;
         HoldEnd end;
         try
         {
@@ -91,10 +91,46 @@ public sealed class TransactionRollbackTests
             grains.DeleteObjectReference<ITransactionCallback>(reference);
         }
 
-        Assert.Equal(HoldEnd.Broken | (committed ? HoldEnd.Committed : HoldEnd.RolledBack), end);
-        Assert.Equal(1, callback.Asked);
+        Assert.Equal(HoldEnd.Broken | HoldEnd.RolledBack, end);
         var entry = await shard.Get(bytes, slide: false);
-        Assert.Equal(committed ? "during" : "before", Encoding.UTF8.GetString(entry!.Value));
+        Assert.Equal("before", Encoding.UTF8.GetString(entry!.Value));
+        Assert.False(await shard.Outcome(chain));
+        Assert.Null(await shard.Outcome(Guid.NewGuid()));
+    }
+
+    [Fact]
+    public async Task The_last_shard_asked_before_its_hold_arrives_rolls_the_transaction_back_and_refuses_the_hold()
+    {
+        await using var cluster = await TestCluster.StartAsync(1);
+        var grains = cluster.Primary.Services.GetRequiredService<IGrainFactory>();
+        var bytes = Encoding.UTF8.GetBytes(KeysHomedOn(cluster.Primary, 1)[0]);
+        var slot = Shards.SlotOf(bytes);
+        var shard = grains.GetGrain<IShardGrain>(slot);
+        await shard.Set(bytes, Encoding.UTF8.GetBytes("before"), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always);
+
+        // A shard before it lost the chain and asks: the last shard never held the transaction, so it decides now.
+        var chain = Guid.NewGuid();
+        Assert.False(await shard.Decision(chain));
+        Assert.False(await shard.Outcome(chain));
+
+        // The hold arriving late is refused: the transaction never runs.
+        var callback = new BreakingCallback(grains, bytes);
+        var reference = grains.CreateObjectReference<ITransactionCallback>(callback);
+        RequestContext.ReentrancyId = chain;
+        HoldEnd end;
+        try
+        {
+            end = await shard.Hold([slot], [[bytes]], 0, reference);
+        }
+        finally
+        {
+            RequestContext.ReentrancyId = Guid.Empty;
+            grains.DeleteObjectReference<ITransactionCallback>(reference);
+        }
+
+        Assert.Equal(HoldEnd.RolledBack, end);
+        Assert.Equal(0, callback.Calls);
+        Assert.Equal("before", Encoding.UTF8.GetString((await shard.Get(bytes, slide: false))!.Value));
     }
 
     private static string[] KeysHomedOn(TestSilo silo, int count)
@@ -109,22 +145,17 @@ public sealed class TransactionRollbackTests
     private static bool IsOpenOn(TestSilo silo, string key) =>
         silo.Services.GetRequiredService<ShardCatalog>().Find(Shards.SlotOf(Encoding.UTF8.GetBytes(key))) is { IsOpen: true };
 
-    private sealed class BreakingCallback(IGrainFactory grains, byte[] key, bool committed) : ITransactionCallback
+    private sealed class BreakingCallback(IGrainFactory grains, byte[] key) : ITransactionCallback
     {
-        private int _asked;
+        private int _calls;
 
-        public int Asked => Volatile.Read(ref _asked);
+        public int Calls => Volatile.Read(ref _calls);
 
         public async Task<bool> Held()
         {
+            Interlocked.Increment(ref _calls);
             await grains.GetGrain<IShardGrain>(Shards.SlotOf(key)).Set(key, Encoding.UTF8.GetBytes("during"), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always);
             throw new TimeoutException("The held chain's callback did not answer (a partition, in this test made up).");
-        }
-
-        public Task<bool> Committed()
-        {
-            Interlocked.Increment(ref _asked);
-            return Task.FromResult(committed);
         }
     }
 }

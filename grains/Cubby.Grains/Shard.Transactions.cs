@@ -193,12 +193,6 @@ internal sealed partial class Shard
     /// <summary>Whether no transaction holds this shard, or the caller runs in the one that does.</summary>
     private bool IsFreeForCaller() => _holder == Guid.Empty || _holder == Orleans.Runtime.RequestContext.ReentrancyId;
 
-    /// <summary>
-    /// Whether the caller runs in a transaction that does not hold this shard: its hold here ended, decided without the
-    /// caller (the shards a transaction's commands touch are all held before the first runs), so what it asks must not run.
-    /// </summary>
-    private bool IsHoldEndedForCaller() =>
-        Orleans.Runtime.RequestContext.ReentrancyId is var caller && caller != Guid.Empty && _holder != caller;
 
     /// <summary>The holding transaction for a batch sealed now: the whole of it the first time in this hold.</summary>
     private HeldTransaction? HeldForBatch()

@@ -118,12 +118,6 @@ internal sealed partial class Shard : IDisposable
     {
         Fence?.ThrowIfNotServing(Slot);
         _turn.Enter();
-        if (IsHoldEndedForCaller())
-        {
-            _turn.Exit();
-            throw HoldEndedException.For(Slot);
-        }
-
         return new Turn(this);
     }
 
@@ -146,7 +140,7 @@ internal sealed partial class Shard : IDisposable
         }
 
         _turn.Enter();
-        if (!_closed && !_disposed && IsFreeForCaller() && !IsHoldEndedForCaller())
+        if (!_closed && !_disposed && IsFreeForCaller())
         {
             return true;
         }

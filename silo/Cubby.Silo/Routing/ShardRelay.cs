@@ -64,7 +64,6 @@ internal static class ShardRelay
             _ when ShardCallRetry.IsTransient(exception) => ErrorText.ShardUnreachable(slot, exception.Message),
             CallDeadlineException => ErrorText.ShardUnreachable(slot, exception.Message),
             CubbyOutOfMemoryException => ErrorText.OutOfMemory,
-            HoldEndedException => "ERR " + exception.Message,
             _ => "ERR internal error: " + FirstLine(exception.Message),
         };
 

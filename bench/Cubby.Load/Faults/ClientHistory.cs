@@ -16,6 +16,7 @@ internal sealed class ClientHistory
     private readonly ConcurrentQueue<RegisterRead> _reads = new();
     private readonly ConcurrentQueue<long> _increments = new();
     private readonly ConcurrentQueue<Snapshot> _snapshots = new();
+    private readonly ConcurrentQueue<Transfer> _transfers = new();
     private readonly ConcurrentQueue<long> _commits = new();
     private readonly ConcurrentQueue<long> _answered = new();
 
@@ -28,6 +29,9 @@ internal sealed class ClientHistory
 
     /// <summary>The totals of the accounts read in one transaction.</summary>
     public IEnumerable<Snapshot> Snapshots => _snapshots;
+
+    /// <summary>Every transfer tried, answered or not: what a torn snapshot is explained by.</summary>
+    public IEnumerable<Transfer> Transfers => _transfers;
 
     /// <summary>The values that watched transactions committed.</summary>
     public IEnumerable<long> Commits => _commits;
@@ -48,11 +52,18 @@ internal sealed class ClientHistory
     /// <summary>A read of <paramref name="register"/> begun at <paramref name="began"/> that returned <paramref name="value"/> (0: nothing).</summary>
     public void Read(int register, long value, long began, long ended, string via) => _reads.Enqueue(new(register, value, began, ended, via));
 
-    /// <summary>A transfer between two accounts committed at <paramref name="acknowledged"/>.</summary>
-    public void Transferred(long acknowledged) => AnsweredAt(acknowledged);
+    /// <summary>A transfer tried, and what came back: an acknowledged write when it was <see cref="Transfer.Kept"/>.</summary>
+    public void Transferred(Transfer transfer)
+    {
+        _transfers.Enqueue(transfer);
+        if (transfer.Outcome == Transfer.Kept)
+        {
+            AnsweredAt(transfer.Answered);
+        }
+    }
 
-    /// <summary>The accounts, read in one transaction begun at <paramref name="began"/>, added up to <paramref name="total"/>.</summary>
-    public void Snapshotted(long total, long began, string via) => _snapshots.Enqueue(new(total, began, via));
+    /// <summary>The accounts, read in one transaction begun at <paramref name="began"/>, held <paramref name="balances"/>.</summary>
+    public void Snapshotted(long[] balances, long began, string via) => _snapshots.Enqueue(new(balances.Sum(), balances, began, via));
 
     /// <summary>A watched transaction committed <paramref name="value"/> at <paramref name="acknowledged"/>.</summary>
     public void Committed(long value, long acknowledged = 0)
@@ -76,5 +87,14 @@ internal sealed record RegisterWrite(int Register, long Value, long Sent, long? 
 /// <summary>One read of a register.</summary>
 internal sealed record RegisterRead(int Register, long Value, long Began, long Ended, string Via);
 
-/// <summary>The accounts' total as one transaction read them.</summary>
-internal sealed record Snapshot(long Total, long Began, string Via);
+/// <summary>The accounts as one transaction read them, and their total.</summary>
+internal sealed record Snapshot(long Total, long[] Balances, long Began, string Via);
+
+/// <summary>
+/// A transfer of <paramref name="Amount"/> from one account to another, sent at <paramref name="Sent"/> and answered at
+/// <paramref name="Answered"/>: <see cref="Kept"/>, "not committed", or the error that came back.
+/// </summary>
+internal sealed record Transfer(int From, int To, long Amount, long Sent, long Answered, string Outcome, string Via)
+{
+    public const string Kept = "kept";
+}

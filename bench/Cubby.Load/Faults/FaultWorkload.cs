@@ -267,21 +267,26 @@ internal sealed class FaultWorkload : IAsyncDisposable
             var from = random.Next(Accounts);
             var to = (from + 1 + random.Next(Accounts - 1)) % Accounts;
             var amount = 1 + random.Next(10);
+            var sent = Stopwatch.GetTimestamp();
+            string outcome;
             try
             {
                 var transaction = database.CreateTransaction();
                 var debit = transaction.StringDecrementAsync(Account(from), amount);
                 var credit = transaction.StringIncrementAsync(Account(to), amount);
-                if (await transaction.ExecuteAsync().ConfigureAwait(false))
+                outcome = await transaction.ExecuteAsync().ConfigureAwait(false) ? Transfer.Kept : "not committed";
+                if (outcome == Transfer.Kept)
                 {
                     await Task.WhenAll(debit, credit).ConfigureAwait(false);
-                    History.Transferred(Stopwatch.GetTimestamp());
                 }
             }
             catch (Exception exception) when (Failed(exception) || exception is TaskCanceledException)
             {
+                outcome = exception.Message.Split('\n', 2)[0];
                 await Task.Delay(50, CancellationToken.None).ConfigureAwait(false);
             }
+
+            History.Transferred(new Transfer(from, to, amount, sent, Stopwatch.GetTimestamp(), outcome, Door(node)));
         }
     }
 
@@ -299,7 +304,7 @@ internal sealed class FaultWorkload : IAsyncDisposable
                 if (await transaction.ExecuteAsync().ConfigureAwait(false))
                 {
                     var values = await Task.WhenAll(balances).ConfigureAwait(false);
-                    History.Snapshotted(values.Sum(static value => (long)value), began, Door(node));
+                    History.Snapshotted([.. values.Select(static value => (long)value)], began, Door(node));
                 }
             }
             catch (Exception exception) when (Failed(exception) || exception is TaskCanceledException)

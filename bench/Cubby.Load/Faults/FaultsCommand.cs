@@ -105,6 +105,15 @@ internal static class FaultsCommand
             text += $"\n  torn: the accounts added up to {torn.Total} through {torn.Via} {At(torn.Began)}";
         }
 
+        foreach (var (torn, before, moved, suspects) in report.TornExplained)
+        {
+            text += string.Create(CultureInfo.InvariantCulture, $"\n  torn {At(torn.Began)}: [{string.Join(' ', torn.Balances)}]; the last whole one, {(before is null ? "none" : $"{At(before.Began)} through {before.Via}: [{string.Join(' ', before.Balances)}]")}; moved: accounts {string.Join(", ", moved)}");
+            foreach (var transfer in suspects)
+            {
+                text += string.Create(CultureInfo.InvariantCulture, $"\n    transfer {transfer.Amount} from {transfer.From} to {transfer.To} through {transfer.Via}, sent {At(transfer.Sent)}, answered {At(transfer.Answered)}: {transfer.Outcome}");
+            }
+        }
+
         foreach (var duplicate in report.DuplicateCommits.Take(5))
         {
             text += $"\n  watched: two transactions committed {duplicate}";

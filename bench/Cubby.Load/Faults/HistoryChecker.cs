@@ -61,6 +61,7 @@ internal static class HistoryChecker
             CounterBehind = finalCounter < largest ? largest - finalCounter : 0,
             Snapshots = snapshots.Count,
             TornSnapshots = [.. snapshots.Where(snapshot => snapshot.Total != total)],
+            TornExplained = [.. snapshots.Where(snapshot => snapshot.Total != total).Take(3).Select(torn => Explain(torn, snapshots, history.Transfers, total))],
             TotalChange = finalTotal - total,
             Commits = commits.Count,
             DuplicateCommits = Duplicates(commits),
@@ -122,7 +123,28 @@ internal static class HistoryChecker
 
         return found >= 0 && writes[found].Write.Acknowledged!.Value < time ? writes[found].Write : null;
     }
+
+    /// <summary>
+    /// What a torn snapshot saw against the last whole one begun before it: the accounts that moved, and the transfers
+    /// of the missing amount on those accounts that were under way between the two (their answers say which went wrong).
+    /// </summary>
+    private static TornSnapshot Explain(Snapshot torn, List<Snapshot> snapshots, IEnumerable<Transfer> transfers, long total)
+    {
+        var before = snapshots.Where(snapshot => snapshot.Total == total && snapshot.Began < torn.Began).MaxBy(static snapshot => snapshot.Began);
+        var moved = before is null ? [] : Enumerable.Range(0, torn.Balances.Length).Where(account => torn.Balances[account] != before.Balances[account]).ToArray();
+        var missing = Math.Abs(torn.Total - total);
+        var since = before?.Began ?? long.MinValue;
+        var suspects = transfers
+            .Where(transfer => transfer.Amount == missing && (moved.Contains(transfer.From) || moved.Contains(transfer.To)) && transfer.Answered >= since && transfer.Sent <= torn.Began)
+            .OrderBy(static transfer => transfer.Sent)
+            .Take(8)
+            .ToArray();
+        return new TornSnapshot(torn, before, moved, suspects);
+    }
 }
+
+/// <summary>A torn snapshot, the last whole one before it, the accounts that differ, and the transfers that may explain it.</summary>
+internal sealed record TornSnapshot(Snapshot Torn, Snapshot? Before, int[] Moved, Transfer[] Suspects);
 
 /// <summary>What <see cref="HistoryChecker"/> found.</summary>
 internal sealed record HistoryReport(int Reads, int AcknowledgedWrites, IReadOnlyList<StaleRead> Stale, IReadOnlyList<LostWrite> Lost)
@@ -141,6 +163,9 @@ internal sealed record HistoryReport(int Reads, int AcknowledgedWrites, IReadOnl
 
     /// <summary>Snapshots whose total was not the accounts' starting total: they saw part of a transfer.</summary>
     public IReadOnlyList<Snapshot> TornSnapshots { get; init; } = [];
+
+    /// <summary>The first torn snapshots, each against the last whole one before it, with the transfers that may explain it.</summary>
+    public IReadOnlyList<TornSnapshot> TornExplained { get; init; } = [];
 
     /// <summary>How far the accounts' total read back after the faults moved from the start (0: every transfer was whole).</summary>
     public long TotalChange { get; init; }

@@ -110,14 +110,19 @@ public sealed class HistoryCheckerTests
     public void A_snapshot_or_a_final_total_off_the_accounts_starting_total_shows_a_transfer_in_part()
     {
         var history = new ClientHistory();
-        history.Snapshotted(8000, began: 10, via: "a");
-        history.Snapshotted(7995, began: 20, via: "b");
-        history.Transferred(acknowledged: 30);
+        history.Snapshotted([4000, 4000], began: 10, via: "a");
+        history.Snapshotted([3995, 4000], began: 20, via: "b");
+        history.Transferred(new Transfer(0, 1, 5, Sent: 12, Answered: 30, "TRYAGAIN the transaction was rolled back", "a"));
+        history.Transferred(new Transfer(1, 0, 3, Sent: 12, Answered: 14, Transfer.Kept, "a"));
 
         var report = HistoryChecker.Check(history, new Dictionary<int, long>(), total: 8000, finalTotal: 8010);
 
         Assert.Equal(2, report.Snapshots);
         Assert.Equal("b", Assert.Single(report.TornSnapshots).Via);
+        var explained = Assert.Single(report.TornExplained);
+        Assert.Equal(10, explained.Before!.Began);
+        Assert.Equal([0], explained.Moved);
+        Assert.Equal(5, Assert.Single(explained.Suspects).Amount);
         Assert.Equal(10, report.TotalChange);
         Assert.False(report.Passed);
         Assert.True(HistoryChecker.Check(new ClientHistory(), new Dictionary<int, long>(), total: 8000, finalTotal: 8000).Passed);
@@ -150,7 +155,7 @@ public sealed class HistoryCheckerTests
         history.Wrote(1, 2, sent: 0, acknowledged: null, via: "a");
         history.Incremented(1, acknowledged: 2 * frequency);
         history.Committed(1, acknowledged: 5 * frequency);
-        history.Transferred(acknowledged: 6 * frequency);
+        history.Transferred(new Transfer(0, 1, 1, Sent: 0, Answered: 6 * frequency, Transfer.Kept, "a"));
 
         var report = HistoryChecker.Check(history, new Dictionary<int, long> { [1] = 1 }, finalCounter: 1, finalWatched: 1);
 

@@ -119,6 +119,14 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
                     break;
                 }
 
+                // A client that waits for each reply sends its next command only once these replies are out: when a
+                // long batch leaves no bytes waiting, whatever comes next arrived after now, and must not be judged late
+                // for the time this batch took (CallTimeout counts from arrival).
+                if (drained && Stopwatch.GetElapsedTime(lastRead) > silo.Options.Clustering.CallTimeout / 4 && NothingWaiting(input))
+                {
+                    lastRead = Stopwatch.GetTimestamp();
+                }
+
                 // Pub/sub messages and invalidations go after the replies of the batch they came during; the pending
                 // read was cancelled to wake the connection for them.
                 session.WritePushes();
@@ -175,6 +183,26 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
             connection.Abort(new ConnectionAbortedException(exception.Message, exception));
             return false;
         }
+    }
+
+    /// <summary>
+    /// Whether the client has sent nothing since the last read. Looks without taking: data, a completion or a
+    /// cancellation (which wakes the connection for pushes or shutdown, so it is raised again) stay for the next read.
+    /// </summary>
+    private static bool NothingWaiting(PipeReader input)
+    {
+        if (!input.TryRead(out var result))
+        {
+            return true;
+        }
+
+        input.AdvanceTo(result.Buffer.Start);
+        if (result.IsCanceled)
+        {
+            input.CancelPendingRead();
+        }
+
+        return false;
     }
 
     /// <summary>Runs every complete command at the start of <paramref name="buffer"/>; returns where it stopped and how many ran.</summary>

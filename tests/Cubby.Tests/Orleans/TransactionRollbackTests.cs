@@ -76,20 +76,8 @@ public sealed class TransactionRollbackTests
 
         // The callback writes in the chain, then fails, as a call across a partition would: the shard, the last (and
         // only) one, decides, and answers anyone who asks.
-        var callback = new BreakingCallback(grains, bytes);
-        var reference = grains.CreateObjectReference<ITransactionCallback>(callback);
         var chain = Guid.NewGuid();
-        RequestContext.ReentrancyId = chain;
-        HoldEnd end;
-        try
-        {
-            end = await shard.Hold([slot], [[bytes]], 0, reference);
-        }
-        finally
-        {
-            RequestContext.ReentrancyId = Guid.Empty;
-            grains.DeleteObjectReference<ITransactionCallback>(reference);
-        }
+        var end = await HoldAsync(grains, shard, slot, bytes, chain, new BreakingCallback(grains, bytes));
 
         Assert.Equal(HoldEnd.Broken | HoldEnd.RolledBack, end);
         var entry = await shard.Get(bytes, slide: false);
@@ -115,22 +103,27 @@ public sealed class TransactionRollbackTests
 
         // The hold arriving late is refused: the transaction never runs.
         var callback = new BreakingCallback(grains, bytes);
+        var end = await HoldAsync(grains, shard, slot, bytes, chain, callback);
+
+        Assert.Equal(HoldEnd.RolledBack, end);
+        Assert.Equal(0, callback.Calls);
+        Assert.Equal("before", Encoding.UTF8.GetString((await shard.Get(bytes, slide: false))!.Value));
+    }
+
+    /// <summary>Holds the one shard for the transaction of <paramref name="chain"/> on <paramref name="key"/>, as a silo running it would.</summary>
+    private static async Task<HoldEnd> HoldAsync(IGrainFactory grains, IShardGrain shard, int slot, byte[] key, Guid chain, ITransactionCallback callback)
+    {
         var reference = grains.CreateObjectReference<ITransactionCallback>(callback);
         RequestContext.ReentrancyId = chain;
-        HoldEnd end;
         try
         {
-            end = await shard.Hold([slot], [[bytes]], 0, reference);
+            return await shard.Hold([slot], [[key]], 0, reference);
         }
         finally
         {
             RequestContext.ReentrancyId = Guid.Empty;
             grains.DeleteObjectReference<ITransactionCallback>(reference);
         }
-
-        Assert.Equal(HoldEnd.RolledBack, end);
-        Assert.Equal(0, callback.Calls);
-        Assert.Equal("before", Encoding.UTF8.GetString((await shard.Get(bytes, slide: false))!.Value));
     }
 
     private static string[] KeysHomedOn(TestSilo silo, int count)

@@ -44,9 +44,13 @@ internal static class ShardHolds
         try
         {
             var holding = grains.GetGrain<IShardGrain>(slots[0]).Hold(slots, keys, 0, reference).AsTask();
-            if (await Task.WhenAny(callback.AllHeld, holding).ConfigureAwait(false) != callback.AllHeld)
+            await Task.WhenAny(callback.AllHeld, holding).ConfigureAwait(false);
+            if (holding.IsCompleted)
             {
-                await holding.ConfigureAwait(false);
+                // The chain ended (broke, or its last shard refused a hold it had already rolled back) before every shard
+                // was held, or let go while the callback was on its way: the work must not run on shards no longer held.
+                var end = await holding.ConfigureAwait(false);
+                throw new ShardsNotHeldException(slots[0], new TimeoutException($"the shards' hold chain ended ({end}) before the commands could run"));
             }
 
             var keep = false;
@@ -68,6 +72,10 @@ internal static class ShardHolds
             throw new TransactionNotKeptException(kept is null
                 ? ErrorText.TransactionOutcomeUnknown($"shard {slots[^1]}, which decides, did not answer within {OutcomeAskedFor.TotalSeconds:0} s")
                 : ErrorText.TransactionRolledBack($"shard {slots[^1]}, which decides, did not get the answer to keep it in time"));
+        }
+        catch (ShardsNotHeldException)
+        {
+            throw;
         }
         catch (Exception exception) when (exception is not OutOfMemoryException && !callback.AllHeld.IsCompleted)
         {

@@ -14,6 +14,9 @@ internal sealed class ClusterLoad : IAsyncDisposable
     private readonly ICubbyClient _client;
     private readonly CancellationTokenSource _stop = new();
     private readonly ConcurrentDictionary<string, string> _acknowledged = new();
+
+    // Per key, the values of writes since its last acknowledged one whose calls failed: each may have landed or not.
+    private readonly ConcurrentDictionary<string, List<string>> _unanswered = new();
     private readonly ConcurrentQueue<string> _failures = new();
     private readonly Task[] _workers;
     private long _calls;
@@ -48,16 +51,19 @@ internal sealed class ClusterLoad : IAsyncDisposable
         await Task.WhenAll(_workers);
     }
 
-    /// <summary>Every acknowledged write that does not read back with its last acknowledged value.</summary>
+    /// <summary>
+    /// Every acknowledged write that does not read back with its last acknowledged value, or the value of a later write
+    /// whose call failed (its outcome unknown to the writer, it may have landed).
+    /// </summary>
     public async Task<List<string>> FindLostAsync(ICubbyClient reader)
     {
         var lost = new List<string>();
         foreach (var (key, value) in _acknowledged)
         {
             var read = await reader.GetAsync(key);
-            if (read is null || Encoding.UTF8.GetString(read) != value)
+            if (!CouldRead(key, value, read))
             {
-                lost.Add($"{key}: expected {value}, read {(read is null ? "nothing" : Encoding.UTF8.GetString(read))}");
+                lost.Add($"{key}: expected {value}{Unanswered(key)}, read {Text(read)}");
             }
         }
 
@@ -86,20 +92,25 @@ internal sealed class ClusterLoad : IAsyncDisposable
                 if (round % 3 == 0)
                 {
                     var read = await _client.GetAsync(key);
-                    if (_acknowledged.TryGetValue(key, out var expected) && (read is null || Encoding.UTF8.GetString(read) != expected))
+                    if (_acknowledged.TryGetValue(key, out var expected) && !CouldRead(key, expected, read))
                     {
-                        _failures.Enqueue($"{key}: read {(read is null ? "nothing" : Encoding.UTF8.GetString(read))}, last acknowledged {expected}");
+                        _failures.Enqueue($"{key}: read {Text(read)}, last acknowledged {expected}{Unanswered(key)}");
                     }
                 }
                 else
                 {
                     await _client.PutAsync(key, Encoding.UTF8.GetBytes(value));
                     _acknowledged[key] = value;
+                    _unanswered.TryRemove(key, out _);
                 }
             }
             catch (Exception exception) when (exception is CubbyException or TimeoutException)
             {
                 _failures.Enqueue($"{key}: {exception.GetType().Name}: {exception.Message}");
+                if (round % 3 != 0)
+                {
+                    _unanswered.GetOrAdd(key, static _ => []).Add(value);
+                }
             }
 
             Interlocked.Increment(ref _calls);
@@ -110,4 +121,12 @@ internal sealed class ClusterLoad : IAsyncDisposable
             }
         }
     }
+
+    private bool CouldRead(string key, string acknowledged, byte[]? read) =>
+        read is not null && Encoding.UTF8.GetString(read) is var text && (text == acknowledged || (_unanswered.TryGetValue(key, out var unanswered) && unanswered.Contains(text)));
+
+    private string Unanswered(string key) =>
+        _unanswered.TryGetValue(key, out var unanswered) ? $" (or, unanswered, {string.Join(" or ", unanswered)})" : "";
+
+    private static string Text(byte[]? value) => value is null ? "nothing" : Encoding.UTF8.GetString(value);
 }

@@ -13,6 +13,7 @@ internal sealed record ClusterReport(
     int SlotCount,
     IReadOnlyList<SiloReport> Silos,
     int LocalShards,
+    int LocalReplicas,
     long RelayedCalls,
     long ShardsMigratedOut,
     long ShardsMigratedIn)
@@ -34,6 +35,7 @@ internal sealed record ClusterReport(
             silo.Options.SlotCount,
             silos,
             silo.Catalog.ActiveShards(),
+            silo.ReplicasHere,
             silo.Statistics.RelayedCalls,
             silo.Catalog.ShardsMigratedOut,
             silo.Catalog.ShardsMigratedIn);
@@ -49,6 +51,7 @@ internal sealed record ClusterReport(
             .Append(CultureInfo.InvariantCulture, $"cubby_active_silos:{Silos.Count(static s => s.Status == nameof(SiloStatus.Active))}\r\n")
             .Append(CultureInfo.InvariantCulture, $"cubby_slot_count:{SlotCount}\r\n")
             .Append(CultureInfo.InvariantCulture, $"cubby_shards_here:{LocalShards}\r\n")
+            .Append(CultureInfo.InvariantCulture, $"cubby_replicas_here:{LocalReplicas}\r\n")
             .Append(CultureInfo.InvariantCulture, $"cubby_relayed_calls:{RelayedCalls}\r\n")
             .Append(CultureInfo.InvariantCulture, $"cubby_shards_migrated_out:{ShardsMigratedOut}\r\n")
             .Append(CultureInfo.InvariantCulture, $"cubby_shards_migrated_in:{ShardsMigratedIn}\r\n");

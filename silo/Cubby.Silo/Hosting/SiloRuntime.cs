@@ -23,7 +23,8 @@ internal sealed class SiloRuntime(
     ShardSilos? shardSilos = null,
     ILocalSiloDetails? local = null,
     PubSubPeers? pubSubPeers = null,
-    Grains.Tracking.BroadcastPublisher? broadcastPublisher = null)
+    Grains.Tracking.BroadcastPublisher? broadcastPublisher = null,
+    Grains.Replication.ShardReplicas? replicas = null)
 {
     private const string NoOrleans = "This runtime was built without an Orleans silo (a benchmark's or test's bare runtime); it serves only shards it holds.";
 
@@ -40,6 +41,9 @@ internal sealed class SiloRuntime(
 
     /// <summary>The shards active on this silo, which commands run on directly.</summary>
     public ShardCatalog Catalog { get; } = catalog;
+
+    /// <summary>How many shards this silo keeps a copy of for their primaries elsewhere: replicas, and shards that just left.</summary>
+    public int ReplicasHere => replicas?.Count ?? 0;
 
     /// <summary>The way to every shard through Orleans, wherever it is active.</summary>
     public IGrainFactory Grains => grains ?? throw new InvalidOperationException(NoOrleans);

@@ -1,5 +1,6 @@
 using System.Globalization;
 using Cubby.Tests.Infrastructure;
+using Cubby.Grains.Placement;
 
 namespace Cubby.Tests.Orleans;
 
@@ -131,6 +132,52 @@ internal sealed class ProcessCluster : IDisposable
             if (DateTime.UtcNow > deadline)
             {
                 Assert.Fail($"The cluster did not settle on {silos} silos within {timeout}; {shards} shards active; {last}{DescribeAll()}");
+            }
+
+            await Task.Delay(200);
+        }
+    }
+
+    /// <summary>
+    /// Waits until every running silo holds just the copies its rank gives it (<see cref="ShardHomes"/>): the shards it
+    /// ranks first for, and a replica of those it ranks next for, up to <paramref name="replicas"/>. Copies left from
+    /// moves (an old replica, a shard that just left) are gone by then.
+    /// </summary>
+    public async Task WaitCopiesAtHomesAsync(int replicas, TimeSpan timeout)
+    {
+        var running = Running().ToArray();
+        var expected = running.ToDictionary(static index => index, static _ => (Shards: 0, Replicas: 0));
+        for (var slot = 0; slot < SlotCount; slot++)
+        {
+            var ranked = running.OrderByDescending(index => ShardHomes.Score(slot, SiloEndpoint(index))).ToArray();
+            expected[ranked[0]] = expected[ranked[0]] with { Shards = expected[ranked[0]].Shards + 1 };
+            foreach (var index in ranked.Skip(1).Take(replicas))
+            {
+                expected[index] = expected[index] with { Replicas = expected[index].Replicas + 1 };
+            }
+        }
+
+        var deadline = DateTime.UtcNow + timeout;
+        while (true)
+        {
+            var placed = true;
+            var last = string.Empty;
+            foreach (var index in running)
+            {
+                var info = await ClusterInfoAsync(index);
+                var held = (Shards: int.Parse(info["cubby_shards_here"], CultureInfo.InvariantCulture), Replicas: int.Parse(info["cubby_replicas_here"], CultureInfo.InvariantCulture));
+                last += $"; silo {index}: {held.Shards} shards and {held.Replicas} replicas here, {expected[index].Shards} and {expected[index].Replicas} by rank";
+                placed &= held == expected[index];
+            }
+
+            if (placed)
+            {
+                return;
+            }
+
+            if (DateTime.UtcNow > deadline)
+            {
+                Assert.Fail($"The copies did not settle at the silos their ranks give them within {timeout}{last}{DescribeAll()}");
             }
 
             await Task.Delay(200);

@@ -200,6 +200,7 @@ public sealed class ReplicaTests(PostgresServer server, ITestOutputHelper output
         using var cluster = new ProcessCluster(ConnectionString, $"replicas-{Guid.NewGuid():N}", 4, SlotCount, "--Cubby:Replicas", "1");
         await cluster.StartAllAsync();
         await cluster.WaitSettledAsync(4, TimeSpan.FromSeconds(120));
+        await cluster.WaitCopiesAtHomesAsync(replicas: 1, TimeSpan.FromSeconds(60));
         await using var services = ClusterKeys.ClientFor(cluster);
         var client = services.GetRequiredService<ICubbyClient>();
         var keys = Enumerable.Range(0, 4_000).Select(i => $"pair:{i}").ToArray();

@@ -172,10 +172,12 @@ internal sealed partial class Shard
     }
 
     /// <summary>What a copy of this shard carries about its transactions (<see cref="ShardTransactions"/>).</summary>
-    private ShardTransactions TransactionsForCopy() =>
-        (_holder != Guid.Empty ? _held : _pending, _outcomes.ToArray()) is var (pending, ended) && (pending is not null || ended.Length > 0)
-            ? new ShardTransactions(pending, ended)
-            : ShardTransactions.None;
+    private ShardTransactions TransactionsForCopy()
+    {
+        var pending = _holder != Guid.Empty ? _held : _pending;
+        var ended = _outcomes.ToArray();
+        return pending is null && ended.Length == 0 ? ShardTransactions.None : new ShardTransactions(pending, ended);
+    }
 
     /// <summary>Takes on what a copy of the shard carried about its transactions, before the copy serves or replicates.</summary>
     public void Adopt(ShardTransactions transactions)
@@ -192,7 +194,6 @@ internal sealed partial class Shard
 
     /// <summary>Whether no transaction holds this shard, or the caller runs in the one that does.</summary>
     private bool IsFreeForCaller() => _holder == Guid.Empty || _holder == Orleans.Runtime.RequestContext.ReentrancyId;
-
 
     /// <summary>The holding transaction for a batch sealed now: the whole of it the first time in this hold.</summary>
     private HeldTransaction? HeldForBatch()

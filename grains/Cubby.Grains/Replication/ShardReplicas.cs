@@ -120,6 +120,14 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
                 return ReplicaAnswer.Fenced;
             }
 
+            if (replaced is not null && replaced.Epoch == epoch && IsPast(replaced, sequence))
+            {
+                // A snapshot that arrives late (its call timed out at the primary, which brought this replica in step
+                // since) must not take it back: the primary may have acknowledged what it applied after the snapshot.
+                entries.Dispose();
+                return ReplicaAnswer.Applied;
+            }
+
             _replicas[slot] = new Replica(entries, epoch, sequence);
         }
 
@@ -287,6 +295,15 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
         lock (_gate)
         {
             return epoch < _floors.GetValueOrDefault(slot);
+        }
+    }
+
+    /// <summary>Whether <paramref name="replica"/>, still following its primary, has applied batch <paramref name="sequence"/> already.</summary>
+    private static bool IsPast(Replica replica, long sequence)
+    {
+        lock (replica)
+        {
+            return !replica.Retired && !replica.Frozen && replica.Sequence >= sequence;
         }
     }
 

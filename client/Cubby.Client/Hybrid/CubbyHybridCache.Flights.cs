@@ -52,7 +52,7 @@ internal sealed partial class CubbyHybridCache
     }
 
     private async Task<(T Value, LocalCopy? Copy)> RunAsync<TState, T>(
-        Flight<T> flight, string key, TState state, Func<TState, CancellationToken, ValueTask<T>> factory, HybridCacheEntryOptions? options, HybridCacheEntryFlags flags, List<string> tags)
+        Flight<T> flight, string key, TState state, Func<TState, CancellationToken, ValueTask<T>> factory, HybridCacheEntryOptions? options, HybridCacheEntryFlags flags, IReadOnlyList<string> tags)
     {
         try
         {
@@ -101,8 +101,12 @@ internal sealed partial class CubbyHybridCache
 
             LocalCopy? created = null;
             async ValueTask<T> CreateAsync(CancellationToken token) => await factory(state, token).ConfigureAwait(false);
-            async ValueTask StoreCreatedAsync(T value, CancellationToken token) =>
-                created = await StoreAsync(key, value, options, flags, tags, token).ConfigureAwait(false) is { } payload ? LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options)) : null;
+            async ValueTask StoreCreatedAsync(T value, CancellationToken token)
+            {
+                var payload = await EncodeAsync(value, tags, token).ConfigureAwait(false);
+                await Store<T>(key, payload, options, flags, token).ConfigureAwait(false);
+                created = payload is null ? null : LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options));
+            }
 
             // Read the cluster and write it: one run across the cluster; otherwise one in this instance.
             if (!readsCluster || (flags & HybridCacheEntryFlags.DisableDistributedCacheWrite) != 0)

@@ -21,6 +21,14 @@ internal sealed partial class CubbyHybridCache : HybridCache
 {
     private static readonly TimeSpan DefaultExpiration = TimeSpan.FromMinutes(5);
 
+    /// <summary>The largest writer a thread keeps for its next encoding; a larger one was for a rare large value.</summary>
+    private const int MaxKeptWriter = 64 * 1024;
+
+    private static readonly IReadOnlyList<string> NoTags = [];
+
+    [ThreadStatic]
+    private static ArrayBufferWriter<byte>? t_writer;
+
     private readonly CubbyClient _client;
     private readonly HybridSerializers _serializers;
     private readonly TagEpochs _epochs;
@@ -62,13 +70,22 @@ internal sealed partial class CubbyHybridCache : HybridCache
         return JoinAsync(key, state, factory, options, flags, tags, cancellationToken);
     }
 
-    public override async ValueTask SetAsync<T>(string key, T value, HybridCacheEntryOptions? options = null, IEnumerable<string>? tags = null, CancellationToken cancellationToken = default)
+    public override ValueTask SetAsync<T>(string key, T value, HybridCacheEntryOptions? options = null, IEnumerable<string>? tags = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(key);
-        if (UsableKey(key))
+        if (!UsableKey(key))
         {
-            await StoreAsync(key, value, options, FlagsOf(options), TagsOf(tags), cancellationToken).ConfigureAwait(false);
+            return default;
         }
+
+        // Most writes find their tags' epochs kept here and are encoded at once: the write is their only wait.
+        var encoding = EncodeAsync(value, TagsOf(tags), cancellationToken);
+        return encoding.IsCompletedSuccessfully
+            ? Store<T>(key, encoding.Result, options, FlagsOf(options), cancellationToken)
+            : StoreEncodedAsync(key, encoding, options, cancellationToken);
+
+        async ValueTask StoreEncodedAsync(string key, ValueTask<byte[]?> encoding, HybridCacheEntryOptions? options, CancellationToken cancellationToken) =>
+            await Store<T>(key, await encoding.ConfigureAwait(false), options, FlagsOf(options), cancellationToken).ConfigureAwait(false);
     }
 
     public override async ValueTask RemoveAsync(string key, CancellationToken cancellationToken = default)
@@ -126,12 +143,14 @@ internal sealed partial class CubbyHybridCache : HybridCache
             copy = entry.Decoded as LocalCopy;
             if (copy is null || copy.Type != typeof(T))
             {
-                if ((flags & HybridCacheEntryFlags.DisableLocalCacheWrite) != 0 || (copy = LocalCopy.Of<T>(entry.Value, _serializers, LocalDeadline(options))) is null)
+                if ((flags & HybridCacheEntryFlags.DisableLocalCacheWrite) != 0
+                    || (copy = LocalCopy.Of<T>(entry.Value, _serializers, LocalDeadline(options), entry.Earlier as LocalCopy)) is null)
                 {
                     return false;
                 }
 
                 entry.Decoded = copy;
+                entry.Earlier = null;
             }
         }
         else if (_anyLocalOnly && _localOnly.TryGetValue(key, out var stored))
@@ -195,7 +214,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
         return true;
     }
 
-    private static List<string> TagsOf(IEnumerable<string>? tags) => tags is null ? [] : TagEpochs.Distinct(tags, everything: true, nameof(tags));
+    private static IReadOnlyList<string> TagsOf(IEnumerable<string>? tags) => tags is null ? NoTags : TagEpochs.Distinct(tags, everything: true, nameof(tags));
 
     private void ForgetLocalOnly(string key)
     {
@@ -205,11 +224,42 @@ internal sealed partial class CubbyHybridCache : HybridCache
         }
     }
 
-    /// <summary>Serializes <paramref name="value"/> behind the epochs of its tags; null when it is over the payload limit.</summary>
-    private async ValueTask<byte[]?> EncodeAsync<T>(T value, IReadOnlyList<string> tags, CancellationToken cancellationToken)
+    /// <summary>
+    /// Serializes <paramref name="value"/> behind the epochs of its tags; null when it is over the payload limit. When
+    /// every epoch is kept here it completes at once, through this thread's writer.
+    /// </summary>
+    private ValueTask<byte[]?> EncodeAsync<T>(T value, IReadOnlyList<string> tags, CancellationToken cancellationToken)
+    {
+        // Taken, not borrowed: a serializer that writes to this cache meanwhile makes its own.
+        var writer = t_writer ?? new ArrayBufferWriter<byte>();
+        t_writer = null;
+        try
+        {
+            return _epochs.TryWriteHeader(writer, tags, everything: true)
+                ? new ValueTask<byte[]?>(Encoded(writer, value))
+                : EncodeAfterEpochsAsync(value, tags, cancellationToken);
+        }
+        finally
+        {
+            writer.ResetWrittenCount();
+            if (writer.Capacity <= MaxKeptWriter)
+            {
+                t_writer = writer;
+            }
+        }
+    }
+
+    /// <summary>Serializes <paramref name="value"/> once its tags' epochs are read or given.</summary>
+    private async ValueTask<byte[]?> EncodeAfterEpochsAsync<T>(T value, IReadOnlyList<string> tags, CancellationToken cancellationToken)
     {
         var writer = new ArrayBufferWriter<byte>();
         await _epochs.WriteHeaderAsync(writer, tags, everything: true, cancellationToken).ConfigureAwait(false);
+        return Encoded(writer, value);
+    }
+
+    /// <summary>The payload: the header in <paramref name="writer"/>, then <paramref name="value"/>; null when over the limit.</summary>
+    private byte[]? Encoded<T>(ArrayBufferWriter<byte> writer, T value)
+    {
         _serializers.For<T>().Serialize(value, writer);
         if (writer.WrittenCount > _options.MaximumPayloadBytes)
         {
@@ -220,20 +270,27 @@ internal sealed partial class CubbyHybridCache : HybridCache
         return writer.WrittenSpan.ToArray();
     }
 
-    /// <summary>Writes an entry where its flags allow: to the cluster, or, when that is off, to this process only.</summary>
-    private async ValueTask<byte[]?> StoreAsync<T>(
-        string key, T value, HybridCacheEntryOptions? options, HybridCacheEntryFlags flags, IReadOnlyList<string> tags, CancellationToken cancellationToken)
+    /// <summary>
+    /// Writes an encoded entry (none when <paramref name="payload"/> is null) where its flags allow: to the cluster, or,
+    /// when that is off, to this process only.
+    /// </summary>
+    private ValueTask Store<T>(string key, byte[]? payload, HybridCacheEntryOptions? options, HybridCacheEntryFlags flags, CancellationToken cancellationToken)
     {
-        var payload = await EncodeAsync(value, tags, cancellationToken).ConfigureAwait(false);
         ForgetLocalOnly(key);
         if (payload is null)
         {
-            return null;
+            return default;
         }
 
         if ((flags & HybridCacheEntryFlags.DisableDistributedCacheWrite) == 0)
         {
-            await _client.PutAsync(key, payload, CacheEntryOptions.ExpiresIn(ExpirationOf(options)), cancellationToken).ConfigureAwait(false);
+            var write = _client.PutAsync(key, payload, CacheEntryOptions.ExpiresIn(ExpirationOf(options)), cancellationToken);
+            if (!write.IsCompletedSuccessfully)
+            {
+                return new ValueTask(write.AsTask());
+            }
+
+            _ = write.Result;
         }
         else if ((flags & HybridCacheEntryFlags.DisableLocalCacheWrite) == 0 && LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options)) is { } copy)
         {
@@ -241,7 +298,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
             _localOnly.Set(key, copy, LocalExpirationOf(options));
         }
 
-        return payload;
+        return default;
     }
 
     [LoggerMessage(EventId = LogEvents.HybridKeyPassedOver, Level = LogLevel.Warning, Message = "HybridCache key of {Length} characters passed over: empty, reserved, or over MaximumKeyLength ({Limit})")]

@@ -11,11 +11,11 @@ namespace Cubby.Client.Hybrid;
 /// </summary>
 internal sealed class LocalCopy
 {
-    private LocalCopy(byte[] payload, TaggedHeader header, Type type, object? value, long localDeadline)
+    private LocalCopy(byte[] payload, int valueOffset, WrittenEpochs epochs, Type type, object? value, long localDeadline)
     {
         Payload = payload;
-        ValueOffset = header.ValueOffset;
-        Epochs = new WrittenEpochs(header);
+        ValueOffset = valueOffset;
+        Epochs = epochs;
         Type = type;
         Value = value;
         LocalDeadline = localDeadline;
@@ -39,16 +39,30 @@ internal sealed class LocalCopy
 
     public ReadOnlyMemory<byte> Serialized => Payload.AsMemory(ValueOffset);
 
-    /// <summary>A copy of <paramref name="payload"/>, or null when it is not an entry this cache wrote.</summary>
-    public static LocalCopy? Of<T>(byte[] payload, HybridSerializers serializers, long localDeadline)
+    /// <summary>
+    /// A copy of <paramref name="payload"/>, or null when it is not an entry this cache wrote. When it has the header of
+    /// <paramref name="earlier"/> (the copy of the value it replaced: most writes keep an entry's tags and their epochs),
+    /// it shares that copy's epochs, and with them what their last check found.
+    /// </summary>
+    public static LocalCopy? Of<T>(byte[] payload, HybridSerializers serializers, long localDeadline, LocalCopy? earlier = null)
     {
-        if (!TaggedPayload.TryRead(payload, out var header) || header.AllEpoch == 0)
+        int valueOffset;
+        WrittenEpochs epochs;
+        if (earlier is not null && payload.AsSpan().StartsWith(earlier.Payload.AsSpan(0, earlier.ValueOffset)))
+        {
+            (valueOffset, epochs) = (earlier.ValueOffset, earlier.Epochs);
+        }
+        else if (TaggedPayload.TryRead(payload, out var header) && header.AllEpoch != 0)
+        {
+            (valueOffset, epochs) = (header.ValueOffset, new WrittenEpochs(header));
+        }
+        else
         {
             return null;
         }
 
-        var value = ImmutableTypes.Of<T>() ? (object?)serializers.Deserialize<T>(payload.AsMemory(header.ValueOffset)) : null;
-        return new LocalCopy(payload, header, typeof(T), value, localDeadline);
+        var value = ImmutableTypes.Of<T>() ? (object?)serializers.Deserialize<T>(payload.AsMemory(valueOffset)) : null;
+        return new LocalCopy(payload, valueOffset, epochs, typeof(T), value, localDeadline);
     }
 
     /// <summary>The value for a caller: the kept one for immutable types, a new one for the others.</summary>

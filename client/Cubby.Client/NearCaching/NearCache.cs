@@ -205,7 +205,9 @@ internal sealed class NearCache : IDisposable
         }
 
         // Its time to live is counted from its arrival, so it may outlive the silo's entry by the push's transit time.
-        Keep(key, NearCacheEntry.Of(key, value, update, slot, link, kept!.LinkEpoch, kept.SlotEpoch, now, position));
+        var replacing = NearCacheEntry.Of(key, value, update, slot, link, kept!.LinkEpoch, kept.SlotEpoch, now, position);
+        replacing.Earlier = kept.Decoded;
+        Keep(key, replacing);
         Metrics.Updated();
         return true;
     }

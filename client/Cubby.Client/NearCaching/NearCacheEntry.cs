@@ -57,6 +57,13 @@ internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int sl
     public object? Decoded { get; set; }
 
     /// <summary>
+    /// What a layer over the client had made of the value this entry replaced (its <see cref="Decoded"/> then), from
+    /// which it may reuse what the new value shares (HybridCache: the epochs of an unchanged header); the layer clears it
+    /// once it decoded this entry's value.
+    /// </summary>
+    public object? Earlier { get; set; }
+
+    /// <summary>
     /// Where the value stands among what <see cref="Link"/> sent: the invalidation that carried it, this client's own
     /// write, or, for a read, the last invalidation taken before it was sent (it holds that change or a later one).
     /// </summary>

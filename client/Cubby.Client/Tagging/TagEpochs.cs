@@ -87,6 +87,33 @@ internal sealed class TagEpochs(CubbyClient client)
     }
 
     /// <summary>
+    /// Writes the header <see cref="WriteHeaderAsync"/> writes when every epoch it needs is kept here, without a call;
+    /// false, writing nothing, when one is not.
+    /// </summary>
+    public bool TryWriteHeader(IBufferWriter<byte> writer, IReadOnlyList<string> tags, bool everything)
+    {
+        var all = 0L;
+        if (everything && !TryGetKept(AllKey, out all, out _))
+        {
+            return false;
+        }
+
+        var epochs = tags.Count == 0 ? [] : new (string Tag, long Epoch)[tags.Count];
+        for (var i = 0; i < tags.Count; i++)
+        {
+            if (!TryGetKept(KeyOf(tags[i]), out var epoch, out _))
+            {
+                return false;
+            }
+
+            epochs[i] = (tags[i], epoch);
+        }
+
+        TaggedPayload.WriteHeader(writer, all, epochs);
+        return true;
+    }
+
+    /// <summary>
     /// The distinct tags of <paramref name="tags"/>, in order; <c>"*"</c> is refused unless <paramref name="everything"/>
     /// allows it.
     /// </summary>

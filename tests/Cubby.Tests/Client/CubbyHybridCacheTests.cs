@@ -289,6 +289,31 @@ public sealed class CubbyHybridCacheTests(CubbyHybridCacheTests.TwoSilos silos) 
     }
 
     [Fact]
+    public async Task A_new_value_kept_by_another_instance_goes_with_the_tags_it_was_written_with()
+    {
+        await using var first = App(Cluster.Silos[0]);
+        await using var second = App(Cluster.Silos[1]);
+        var (firstCache, secondCache) = (Hybrid(first), Hybrid(second));
+        await firstCache.SetAsync("retagged:same", new Product(1, "v0"), Minutes, tags: ["shelf"]);
+        await firstCache.SetAsync("retagged:moved", new Product(2, "v0"), Minutes, tags: ["shelf"]);
+        await KeptAsync(second, secondCache, "retagged:same", "v0");
+        await KeptAsync(second, secondCache, "retagged:moved", "v0");
+
+        // New values, one under the same tag, one under another: the second instance keeps each (read or carried here).
+        await firstCache.SetAsync("retagged:same", new Product(1, "v1"), Minutes, tags: ["shelf"]);
+        await firstCache.SetAsync("retagged:moved", new Product(2, "v1"), Minutes, tags: ["aisle"]);
+        await KeptAsync(second, secondCache, "retagged:same", "v1");
+        await KeptAsync(second, secondCache, "retagged:moved", "v1");
+
+        await firstCache.RemoveByTagAsync("shelf");
+        await AssertMissAsync(secondCache, "retagged:same");
+        Assert.Equal("v1", (await Read(secondCache, "retagged:moved")).Name);
+
+        await firstCache.RemoveByTagAsync("aisle");
+        await AssertMissAsync(secondCache, "retagged:moved");
+    }
+
+    [Fact]
     public async Task Removing_the_tag_star_removes_every_entry_on_every_instance()
     {
         await using var first = App(Cluster.Silos[0]);

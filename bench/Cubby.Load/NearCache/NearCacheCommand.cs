@@ -5,7 +5,7 @@ using Cubby.Client;
 namespace Cubby.Load.NearCache;
 
 /// <summary>
-/// <c>nearcache [--seconds S] [--keys N] [--callers C] [--rounds R] [--repeat N] [--stacks A,B] [--out DIR] [--silo PATH]</c>: apps with an
+/// <c>nearcache [--seconds S] [--warmup S] [--keys N] [--callers C] [--rounds R] [--repeat N] [--stacks A,B] [--out DIR] [--silo PATH]</c>: apps with an
 /// in-process copy of the cache, side by side in one run: Cubby's client with its near cache on a Cubby silo, strict and
 /// pushed (<see cref="NearCacheCoherence"/>), Cubby's own HybridCache on it, HybridCache over RedisCache on Redis, and
 /// FusionCache with its Redis backplane on Redis.
@@ -19,7 +19,7 @@ namespace Cubby.Load.NearCache;
 /// </summary>
 internal static class NearCacheCommand
 {
-    public const string Usage = "nearcache [--seconds S (10)] [--keys N (10000)] [--callers C (16)] [--rounds R (2000)] [--repeat N (1)] [--stacks A,B (all: " + StackNames + ")] [--out DIR (bench/results)] [--silo PATH]";
+    public const string Usage = "nearcache [--seconds S (10)] [--warmup S (5)] [--keys N (10000)] [--callers C (16)] [--rounds R (2000)] [--repeat N (1)] [--stacks A,B (all: " + StackNames + ")] [--out DIR (bench/results)] [--silo PATH]";
 
     private const int Processes = 2;
 
@@ -28,7 +28,7 @@ internal static class NearCacheCommand
 
     public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter log)
     {
-        double seconds = 10;
+        double seconds = 10, warmup = 5;
         int keys = 10_000, callers = 16, rounds = 2000, repeat = 1;
         string? siloPath = null;
         IReadOnlyList<string> stacks = CacheStacks.All;
@@ -36,6 +36,7 @@ internal static class NearCacheCommand
         var known = await CommandOptions.ReadAsync(args, Usage, new Dictionary<string, Action<string>>
         {
             ["--seconds"] = value => seconds = double.Parse(value, CultureInfo.InvariantCulture),
+            ["--warmup"] = value => warmup = double.Parse(value, CultureInfo.InvariantCulture),
             ["--keys"] = value => keys = int.Parse(value, CultureInfo.InvariantCulture),
             ["--callers"] = value => callers = int.Parse(value, CultureInfo.InvariantCulture),
             ["--rounds"] = value => rounds = int.Parse(value, CultureInfo.InvariantCulture),
@@ -80,10 +81,8 @@ internal static class NearCacheCommand
                 var coherence = CacheStacks.CoherenceOf(stack);
                 var server = coherence is null ? redis : silo;
                 var port = coherence is null ? redis.Port : silo.GatewayPort;
-                var cpuBefore = server.CpuSeconds;
                 var pushDelayMs = Math.Max(0, idle[coherence ?? NearCacheCoherence.Pushed].Delay.P99) / 1000;
-                var (staleness, clientCpu) = await RunStackAsync(stack, port, keys, callers, seconds, pushDelayMs, log).ConfigureAwait(false);
-                var cpu = server.CpuSeconds - cpuBefore;
+                var (staleness, clientCpu, cpu) = await RunStackAsync(stack, server, port, keys, callers, seconds, warmup, pushDelayMs, log).ConfigureAwait(false);
                 var operations = Math.Max(1, staleness.Reads + staleness.Writes);
                 runs.Add(new StackRun(stack, round, staleness, cpu * 1e6 / operations, clientCpu * 1e6 / operations));
             }
@@ -107,7 +106,7 @@ internal static class NearCacheCommand
                 await Task.Delay(TimeSpan.FromSeconds(11)).ConfigureAwait(false);
                 return await PushDelay.MeasureAsync(silo.GatewayPort, coherence, int.MaxValue / 2, stopProbe.Token).ConfigureAwait(false);
             });
-            await RunStackAsync(stack, silo.GatewayPort, keys, callers, seconds, 0, TextWriter.Null).ConfigureAwait(false);
+            await RunStackAsync(stack, silo, silo.GatewayPort, keys, callers, seconds, warmup, 0, TextWriter.Null).ConfigureAwait(false);
             await stopProbe.CancelAsync().ConfigureAwait(false);
             loaded[coherence] = PushDelays.Of(await probe.ConfigureAwait(false));
             await log.WriteLineAsync($"push delay, under the load of {stack}, {coherence}: {loaded[coherence]}").ConfigureAwait(false);
@@ -115,7 +114,7 @@ internal static class NearCacheCommand
 
         Directory.CreateDirectory(outDirectory);
         var stem = Path.Combine(outDirectory, $"{DateTime.UtcNow:yyyy-MM-dd}-near-cache");
-        await File.WriteAllTextAsync(stem + ".md", Markdown(results, runs, repeat, idle, loaded, keys, callers, seconds)).ConfigureAwait(false);
+        await File.WriteAllTextAsync(stem + ".md", Markdown(results, runs, repeat, idle, loaded, keys, callers, seconds, warmup)).ConfigureAwait(false);
         if (tools.Gnuplot is { } gnuplot)
         {
             await NearCacheChart.WriteAsync(results.ConvertAll(static run => (run.Stack, run.Staleness)), gnuplot, stem + ".svg").ConfigureAwait(false);
@@ -125,8 +124,12 @@ internal static class NearCacheCommand
         return 0;
     }
 
-    /// <summary>Runs one stack's two worker processes; returns what they saw and the CPU seconds they used over the run.</summary>
-    private static async Task<(Staleness Staleness, double ClientCpuSeconds)> RunStackAsync(string stack, int port, int keys, int callers, double seconds, double pushDelayMs, TextWriter log)
+    /// <summary>
+    /// Runs one stack's two worker processes; returns what they saw in the timed run (after the warm-up), and the CPU
+    /// seconds they and <paramref name="server"/> used over it.
+    /// </summary>
+    private static async Task<(Staleness Staleness, double ClientCpuSeconds, double ServerCpuSeconds)> RunStackAsync(
+        string stack, ServerProcess server, int port, int keys, int callers, double seconds, double warmup, double pushDelayMs, TextWriter log)
     {
         var work = Directory.CreateTempSubdirectory("cubby-near-");
         try
@@ -139,11 +142,17 @@ internal static class NearCacheCommand
                 [
                     self, "nearcache-worker", "--stack", stack, "--port", Text(port), "--index", Text(index), "--processes", Text(Processes),
                     "--keys", Text(keys), "--callers", Text(callers), "--seconds", seconds.ToString(CultureInfo.InvariantCulture),
+                    "--warmup", warmup.ToString(CultureInfo.InvariantCulture),
                     "--start-at", startAt.ToString(CultureInfo.InvariantCulture), "--out", Path.Combine(work.FullName, $"{index}.log"),
                 ],
-                TimeSpan.FromSeconds(seconds + 120))).ToArray();
+                TimeSpan.FromSeconds(warmup + seconds + 120))).ToArray();
+            var timedFrom = DateTimeOffset.FromUnixTimeMilliseconds(startAt).AddSeconds(warmup) - DateTimeOffset.UtcNow;
+            await Task.Delay(timedFrom > TimeSpan.Zero ? timedFrom : TimeSpan.Zero).ConfigureAwait(false);
+            var serverCpuBefore = server.CpuSeconds;
             var clientCpu = 0.0;
-            foreach (var (exitCode, output, errors) in await Task.WhenAll(workers).ConfigureAwait(false))
+            var finished = await Task.WhenAll(workers).ConfigureAwait(false);
+            var serverCpu = server.CpuSeconds - serverCpuBefore;
+            foreach (var (exitCode, output, errors) in finished)
             {
                 if (exitCode != 0)
                 {
@@ -167,7 +176,7 @@ internal static class NearCacheCommand
             await log.WriteLineAsync(string.Create(
                 CultureInfo.InvariantCulture,
                 $"{stack}: {staleness.Reads / staleness.Seconds:0} reads/s, {staleness.Writes / staleness.Seconds:0} writes/s, clients' CPU {clientCpu:0.0} s, {staleness.Stale} stale reads ({staleness.BeyondPushDelay} beyond the push delay p99), oldest {staleness.MaxAgeMs:0.#} ms")).ConfigureAwait(false);
-            return (staleness, clientCpu);
+            return (staleness, clientCpu, serverCpu);
         }
         finally
         {
@@ -175,12 +184,12 @@ internal static class NearCacheCommand
         }
     }
 
-    private static string Markdown(List<StackRun> results, List<StackRun> runs, int repeat, Dictionary<NearCacheCoherence, PushDelays> idle, Dictionary<NearCacheCoherence, PushDelays> loaded, int keys, int callers, double seconds)
+    private static string Markdown(List<StackRun> results, List<StackRun> runs, int repeat, Dictionary<NearCacheCoherence, PushDelays> idle, Dictionary<NearCacheCoherence, PushDelays> loaded, int keys, int callers, double seconds, double warmup)
     {
         var text = new StringBuilder()
             .AppendLine("# Near caches side by side")
             .AppendLine()
-            .AppendLine(string.Create(CultureInfo.InvariantCulture, $"`dotnet run -c Release --project bench/Cubby.Load -- nearcache`: {Processes} client processes, {callers} callers each, {seconds:0} s; {keys:N0} keys drawn by Zipf's law (s = 0.99), 95 % reads, 5 % writes of {VersionedValue.Size} B values; each process writes only its own keys, one write at a time per key."))
+            .AppendLine(string.Create(CultureInfo.InvariantCulture, $"`dotnet run -c Release --project bench/Cubby.Load -- nearcache`: {Processes} client processes, {callers} callers each, {seconds:0} s timed after a {warmup:0} s warm-up; {keys:N0} keys drawn by Zipf's law (s = 0.99), 95 % reads, 5 % writes of {VersionedValue.Size} B values; each process writes only its own keys, one write at a time per key."))
             .AppendLine()
             .AppendLine("Push delay, from a write's acknowledgment to another Cubby client's near cache having dropped its copy (negative: the invalidation came before the acknowledgment), and how long those writes took:")
             .AppendLine();

@@ -8,6 +8,8 @@ namespace Cubby.Load.NearCache;
 /// version 0 of the keys it owns, waits for the common start, then runs callers that each read a Zipf-drawn key 95 times
 /// in 100 and write one 5 times, for the duration, and saves its <see cref="OperationLog"/>. A process writes only its own
 /// keys (rank modulo the process count), one write at a time per key, so each key's versions are acknowledged in order.
+/// The load runs a warm-up first, untimed (the JIT's tiers, the caches' first fills): its writes are logged, as the
+/// versions after them build on them, its reads are not.
 /// </summary>
 internal static class NearCacheWorker
 {
@@ -15,7 +17,7 @@ internal static class NearCacheWorker
     {
         string stackName = string.Empty, outPath = string.Empty;
         int port = 0, index = 0, processes = 2, keys = 10_000, callers = 16;
-        double seconds = 10;
+        double seconds = 10, warmup = 0;
         long startAt = 0;
         var known = await CommandOptions.ReadAsync(args, "nearcache-worker (started by nearcache)", new Dictionary<string, Action<string>>
         {
@@ -26,6 +28,7 @@ internal static class NearCacheWorker
             ["--keys"] = value => keys = Int(value),
             ["--callers"] = value => callers = Int(value),
             ["--seconds"] = value => seconds = double.Parse(value, CultureInfo.InvariantCulture),
+            ["--warmup"] = value => warmup = double.Parse(value, CultureInfo.InvariantCulture),
             ["--start-at"] = value => startAt = long.Parse(value, CultureInfo.InvariantCulture),
             ["--out"] = value => outPath = value,
         }).ConfigureAwait(false);
@@ -55,12 +58,10 @@ internal static class NearCacheWorker
             await Task.Delay(wait).ConfigureAwait(false);
         }
 
-        var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
-        var (gen0Before, gen1Before, gen2Before, pauseBefore) = (GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2), GC.GetTotalPauseDuration());
-        var allocatedBefore = GC.GetTotalAllocatedBytes();
         var clock = Stopwatch.StartNew();
-        var until = TimeSpan.FromSeconds(seconds);
-        await Task.WhenAll(Enumerable.Range(0, callers).Select(caller => Task.Run(async () =>
+        var until = TimeSpan.FromSeconds(warmup + seconds);
+        var timedFrom = long.MaxValue;
+        var callersRun = Task.WhenAll(Enumerable.Range(0, callers).Select(caller => Task.Run(async () =>
         {
             var log = logs[caller];
             var random = new Random((index * 1000) + caller);
@@ -93,9 +94,15 @@ internal static class NearCacheWorker
                 else
                 {
                     var began = Stopwatch.GetTimestamp();
-                    if (await stack.ReadAsync(names[key]).ConfigureAwait(false) is { } read)
+                    var read = await stack.ReadAsync(names[key]).ConfigureAwait(false);
+                    if (began < Volatile.Read(ref timedFrom))
                     {
-                        log.Reads.Add((key, read, began));
+                        continue;
+                    }
+
+                    if (read is { } version)
+                    {
+                        log.Reads.Add((key, version, began));
                     }
                     else
                     {
@@ -103,11 +110,18 @@ internal static class NearCacheWorker
                     }
                 }
             }
-        }))).ConfigureAwait(false);
+        })));
+
+        await Task.Delay(TimeSpan.FromSeconds(warmup)).ConfigureAwait(false);
+        var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
+        var (gen0Before, gen1Before, gen2Before, pauseBefore) = (GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2), GC.GetTotalPauseDuration());
+        var allocatedBefore = GC.GetTotalAllocatedBytes();
+        Volatile.Write(ref timedFrom, Stopwatch.GetTimestamp());
+        await callersRun.ConfigureAwait(false);
 
         var cpu = Process.GetCurrentProcess().TotalProcessorTime - cpuBefore;
         var allocated = GC.GetTotalAllocatedBytes() - allocatedBefore;
-        var all = new OperationLog { Seconds = clock.Elapsed.TotalSeconds };
+        var all = new OperationLog { Seconds = Stopwatch.GetElapsedTime(timedFrom).TotalSeconds, TimedFrom = timedFrom };
         foreach (var log in logs)
         {
             all.Writes.AddRange(log.Writes);
@@ -115,7 +129,7 @@ internal static class NearCacheWorker
             all.Misses += log.Misses;
         }
 
-        var operations = Math.Max(1, all.Writes.Count + all.Reads.Count + all.Misses);
+        var operations = Math.Max(1, all.TimedWrites.Count() + all.Reads.Count + all.Misses);
         var garbage = string.Create(
             CultureInfo.InvariantCulture,
             $"process {index}: collections {GC.CollectionCount(0) - gen0Before} gen0, {GC.CollectionCount(1) - gen1Before} gen1, {GC.CollectionCount(2) - gen2Before} gen2, paused {(GC.GetTotalPauseDuration() - pauseBefore).TotalMilliseconds:0} ms, allocated {allocated / operations} B per operation");

@@ -3,7 +3,8 @@ namespace Cubby.Load.NearCache;
 /// <summary>
 /// What one worker process did, for the parent to check across processes: every acknowledged write (key, version,
 /// when sent, when acknowledged) and every read (key, version returned, when begun). Times are <see cref="System.Diagnostics.Stopwatch"/>
-/// timestamps, one monotonic clock for every process on the machine.
+/// timestamps, one monotonic clock for every process on the machine. Writes go back to the warm-up, as the versions
+/// after them build on them; reads, misses and <see cref="Seconds"/> are of the timed run, from <see cref="TimedFrom"/>.
 /// </summary>
 internal sealed class OperationLog(int expectedReads = 0)
 {
@@ -16,11 +17,18 @@ internal sealed class OperationLog(int expectedReads = 0)
 
     public double Seconds { get; set; }
 
+    /// <summary>When the timed run began, after the warm-up.</summary>
+    public long TimedFrom { get; set; }
+
+    /// <summary>The writes sent in the timed run.</summary>
+    public IEnumerable<(int Key, long Version, long SentAt, long AckedAt)> TimedWrites => Writes.Where(write => write.SentAt >= TimedFrom);
+
     public async Task SaveAsync(string path)
     {
         await using var stream = File.Create(path);
         await using var writer = new BinaryWriter(stream);
         writer.Write(Seconds);
+        writer.Write(TimedFrom);
         writer.Write(Misses);
         writer.Write(Writes.Count);
         foreach (var (key, version, sent, acked) in Writes)
@@ -43,7 +51,7 @@ internal sealed class OperationLog(int expectedReads = 0)
     public static OperationLog Load(string path)
     {
         using var reader = new BinaryReader(File.OpenRead(path));
-        var log = new OperationLog { Seconds = reader.ReadDouble(), Misses = reader.ReadInt64() };
+        var log = new OperationLog { Seconds = reader.ReadDouble(), TimedFrom = reader.ReadInt64(), Misses = reader.ReadInt64() };
         for (var i = reader.ReadInt32(); i > 0; i--)
         {
             log.Writes.Add((reader.ReadInt32(), reader.ReadInt64(), reader.ReadInt64(), reader.ReadInt64()));

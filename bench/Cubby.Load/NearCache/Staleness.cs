@@ -52,7 +52,7 @@ internal sealed record Staleness(long Reads, long Writes, long Misses, double Se
 
         return new Staleness(
             logs.Sum(static log => (long)log.Reads.Count),
-            logs.Sum(static log => (long)log.Writes.Count),
+            logs.Sum(static log => (long)log.TimedWrites.Count()),
             logs.Sum(static log => log.Misses),
             logs.Max(static log => log.Seconds),
             stale,
@@ -65,7 +65,7 @@ internal sealed record Staleness(long Reads, long Writes, long Misses, double Se
     /// <summary>The write latency, in microseconds, that <paramref name="fraction"/> of the writes took at most.</summary>
     private static double WritePercentile(IReadOnlyList<OperationLog> logs, double fraction)
     {
-        var latencies = logs.SelectMany(static log => log.Writes).Select(static write => Stopwatch.GetElapsedTime(write.SentAt, write.AckedAt).TotalMicroseconds).Order().ToArray();
+        var latencies = logs.SelectMany(static log => log.TimedWrites).Select(static write => Stopwatch.GetElapsedTime(write.SentAt, write.AckedAt).TotalMicroseconds).Order().ToArray();
         return latencies.Length == 0 ? 0 : latencies[Math.Min(latencies.Length - 1, (int)(latencies.Length * fraction))];
     }
 

@@ -1,6 +1,7 @@
 using System.Buffers;
 using Cubby.Diagnostics;
 using Cubby.Grains.Commands;
+using Cubby.Grains.Persistence;
 using Cubby.Grains.Placement;
 using Cubby.Grains.Replication;
 using Cubby.Grains.Storage;
@@ -31,7 +32,8 @@ internal sealed partial class ShardGrain(
     ShardReplicas replicas,
     ShardResumption resumption,
     ShardReplicaSilos replicaSilos,
-    ReplicaLinks replicaLinks) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable, IDisposable
+    ReplicaLinks replicaLinks,
+    ShardFiles files) : Grain, IShardGrain, IShardCommands, IGrainMigrationParticipant, IRemindable, IDisposable
 {
     /// <summary>The grain type's name, stable across versions: the directory and reminders know shards by it.</summary>
     public const string GrainTypeName = "cubby-shard";
@@ -84,10 +86,10 @@ internal sealed partial class ShardGrain(
             // Arrived with its entries: a replica this silo kept of it is superseded.
             replicas.Promote(Id, epoch)?.Dispose();
         }
-        else if (catalog.Options.Replicas > 0)
+        else if (catalog.Options.Replicas > 0 || files.Enabled)
         {
-            // Activated without its entries: its primary's silo died (or the silo it was moving to), and a replica may be
-            // kept here or on another silo.
+            // Activated without its entries: its primary's silo died (or the silo it was moving to), or the cluster
+            // started again, and a replica, or a copy loaded from disk, may be kept here or on another silo.
             (_shard, epoch) = await resumption.ResumeAsync(Id, epoch).ConfigureAwait(true);
         }
 
@@ -128,6 +130,7 @@ internal sealed partial class ShardGrain(
             if (migrating)
             {
                 _departing = true;
+                files.Forget(Id);
 
                 // Before its new home answers anyone: near caches that read here stop serving what they read.
                 await shard.ForgetReadersAsync().ConfigureAwait(true);
@@ -137,6 +140,11 @@ internal sealed partial class ShardGrain(
                 if (reason.ReasonCode != DeactivationReasonCode.ShuttingDown)
                 {
                     LogDropped(logger, Id, shard.Count, reason.ToString());
+                }
+                else if (files.Enabled)
+                {
+                    // The last silo stopping: its shards go to disk instead of to another silo.
+                    await files.SaveAsync(Id, _epoch, shard).ConfigureAwait(true);
                 }
 
                 shard.Dispose();

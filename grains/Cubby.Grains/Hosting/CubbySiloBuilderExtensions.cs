@@ -76,6 +76,8 @@ public static class CubbySiloBuilderExtensions
         silo.Services.AddSingleton<ShardSilos>();
         silo.Services.AddSingleton<Replication.ShardReplicas>();
         silo.Services.AddSingleton<Replication.ShardResumption>();
+        silo.Services.AddSingleton<Persistence.ShardFiles>();
+        silo.Services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(static services => services.GetRequiredService<Persistence.ShardFiles>());
         silo.AddGrainService<Replication.ShardReplicaService>();
         silo.Services.AddSingleton<Replication.ShardReplicaSilos>();
         silo.Services.AddSingleton<Replication.ReplicaLinks>();

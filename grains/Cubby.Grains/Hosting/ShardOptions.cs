@@ -67,6 +67,9 @@ public class ShardOptions
     /// </summary>
     public long TrackingTableMaxKeys { get; set; } = 1_000_000;
 
+    /// <summary>Keeping shards on disk across restarts (<c>Cubby:Persistence</c>); off by default.</summary>
+    public PersistenceOptions Persistence { get; set; } = new();
+
     /// <summary>The budget in bytes: <see cref="MaxMemoryBytes"/>, or half the memory available when that is 0.</summary>
     internal long EffectiveMaxMemoryBytes =>
         MaxMemoryBytes > 0 ? MaxMemoryBytes : Math.Max(64L * 1024 * 1024, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 2);

@@ -141,10 +141,19 @@ internal sealed class ShardReplicas(ShardCatalog catalog, IClusterMembershipServ
     /// copies of older epochs), a move that never arrives (the new home failed to activate it, or died first) resumes
     /// from here with every write the shard answered.
     /// </summary>
-    public void KeepDeparted(int slot, long epoch, Shard entries)
+    public void KeepDeparted(int slot, long epoch, Shard entries) => KeepFrozen(slot, epoch, entries.SealedSequence, entries);
+
+    /// <summary>
+    /// Keeps <paramref name="entries"/>, loaded from this silo's persistence folder, as a copy of <paramref name="slot"/>
+    /// that stood at <paramref name="epoch"/> and <paramref name="sequence"/> when written: the shard, wherever it
+    /// activates, resumes from it when no silo holds a newer one.
+    /// </summary>
+    public void KeepStored(int slot, long epoch, long sequence, Shard entries) => KeepFrozen(slot, epoch, sequence, entries);
+
+    private void KeepFrozen(int slot, long epoch, long sequence, Shard entries)
     {
         entries.IsReplica = true;
-        var replica = new Replica(entries, epoch, entries.SealedSequence) { Frozen = true };
+        var replica = new Replica(entries, epoch, sequence) { Frozen = true };
         Replica? replaced;
         lock (_gate)
         {

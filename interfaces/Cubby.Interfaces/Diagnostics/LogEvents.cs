@@ -103,6 +103,15 @@ public static class LogEvents
     /// <summary>A transaction's last shard got no answer from the silo running it and decided to roll the transaction back.</summary>
     public const int TransactionUnanswered = 3036;
 
+    /// <summary>A silo could not write a shard to its persistence folder; the shard's entries stay in memory only.</summary>
+    public const int ShardNotSaved = 3040;
+
+    /// <summary>A silo read the shards in its persistence folder as it started.</summary>
+    public const int ShardsLoaded = 3041;
+
+    /// <summary>A file in a silo's persistence folder could not be read whole; what it held is not loaded.</summary>
+    public const int ShardFileUnreadable = 3042;
+
     /// <summary>The client connected to the cluster through a gateway.</summary>
     public const int GatewayConnected = 6001;
 

@@ -1,0 +1,18 @@
+namespace Cubby.Grains.Hosting;
+
+/// <summary>
+/// Keeping the shards a silo holds on disk, so a cluster stopped whole starts again with its entries
+/// (<c>Cubby:Persistence</c>). Off unless <see cref="Directory"/> is set. Design: <c>docs/persistence.md</c>.
+/// </summary>
+public sealed class PersistenceOptions
+{
+    /// <summary>
+    /// The folder this silo keeps its shards in (made when missing). Unset, the default: nothing is written or read.
+    /// As it stops, the silo writes each shard it still holds there; as it starts, it loads what it finds there before
+    /// it serves, and each shard resumes from the newest copy any silo holds.
+    /// </summary>
+    public string? Directory { get; set; }
+
+    /// <summary>Whether shards are kept on disk.</summary>
+    internal bool Enabled => !string.IsNullOrEmpty(Directory);
+}

@@ -1,0 +1,91 @@
+using Cubby.Sharding;
+using Cubby.Tests.Infrastructure;
+
+namespace Cubby.Tests.Silo;
+
+/// <summary>
+/// A silo process with <c>Cubby:Persistence:Directory</c> stopped with SIGTERM and started again on the same folder: its
+/// entries come back with their expiry; a damaged file is logged, naming it, and loads nothing of its shard.
+/// </summary>
+public sealed class PersistenceProcessTests : IDisposable
+{
+    private const int Keys = 400;
+    private static readonly TimeSpan StopTimeout = TimeSpan.FromSeconds(60);
+    private static readonly ShardMap Shards = new(ShardMap.DefaultSlotCount);
+
+    private readonly DirectoryInfo _folder = Directory.CreateTempSubdirectory("cubby-persistence-");
+
+    public void Dispose() => _folder.Delete(recursive: true);
+
+    [Fact]
+    public async Task A_silo_started_again_on_its_folder_serves_every_entry_it_held_with_its_expiry()
+    {
+        using (var first = await StartAsync())
+        {
+            await WriteAsync(first);
+            Assert.Equal(0, await first.StopAsync(StopTimeout));
+        }
+
+        Assert.NotEmpty(_folder.GetFiles("shard-*.snapshot"));
+        using var second = await StartAsync();
+        await using var client = await RespTestClient.ConnectAsync(second.RespEndPoint);
+        for (var i = 0; i < Keys; i++)
+        {
+            RespAssert.Bulk($"value:{i}", await client.CallAsync("GET", $"key:{i}"));
+        }
+
+        // Written with an hour to live, a minute or so before: still most of it, never more.
+        var ttl = (await client.CallAsync("TTL", "key:1")).Integer;
+        Assert.InRange(ttl, 3000, 3600);
+        RespAssert.Integer(-1, await client.CallAsync("TTL", "key:0"));
+        Assert.Equal(["field", "value"], RespAssert.Strings(await client.CallAsync("HGETALL", "hash")));
+        Assert.Contains("Loaded ", second.Output);
+    }
+
+    [Fact]
+    public async Task A_damaged_file_is_logged_by_name_and_loads_nothing_of_its_shard_while_the_others_load()
+    {
+        using (var first = await StartAsync())
+        {
+            await WriteAsync(first);
+            Assert.Equal(0, await first.StopAsync(StopTimeout));
+        }
+
+        var damagedSlot = Shards.SlotOf("key:7");
+        var damaged = Path.Combine(_folder.FullName, $"shard-{damagedSlot:D4}.snapshot");
+        var bytes = await File.ReadAllBytesAsync(damaged);
+        bytes[bytes.Length / 2] ^= 0xFF;
+        await File.WriteAllBytesAsync(damaged, bytes);
+
+        using var second = await StartAsync();
+        await using var client = await RespTestClient.ConnectAsync(second.RespEndPoint);
+        for (var i = 0; i < Keys; i++)
+        {
+            var reply = await client.CallAsync("GET", $"key:{i}");
+            if (Shards.SlotOf($"key:{i}") == damagedSlot)
+            {
+                RespAssert.Null(reply);
+            }
+            else
+            {
+                RespAssert.Bulk($"value:{i}", reply);
+            }
+        }
+
+        Assert.Contains($"The shard file {damaged} was not loaded: a record at byte", second.Output);
+    }
+
+    private Task<SiloProcess> StartAsync() => SiloProcess.StartAsync("--Cubby:Persistence:Directory", _folder.FullName);
+
+    /// <summary>Keys without expiry (even) and with an hour to live (odd), and a hash.</summary>
+    private static async Task WriteAsync(SiloProcess silo)
+    {
+        await using var client = await RespTestClient.ConnectAsync(silo.RespEndPoint);
+        for (var i = 0; i < Keys; i++)
+        {
+            RespAssert.Ok(i % 2 == 0 ? await client.CallAsync("SET", $"key:{i}", $"value:{i}") : await client.CallAsync("SET", $"key:{i}", $"value:{i}", "EX", "3600"));
+        }
+
+        RespAssert.Integer(1, await client.CallAsync("HSET", "hash", "field", "value"));
+    }
+}

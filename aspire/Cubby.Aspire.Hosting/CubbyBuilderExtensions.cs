@@ -97,6 +97,28 @@ public static class CubbyBuilderExtensions
         return builder;
     }
 
+    /// <summary>
+    /// Keeps the cluster's shards on disk across restarts (<c>Cubby:Persistence:Directory</c>), as Aspire's Redis keeps
+    /// its data with <c>WithDataBindMount</c>: each silo in a folder of its own under <paramref name="path"/>, named after
+    /// the silo's resource. A relative path is taken from the AppHost's folder. Stopped (the AppHost ends), the last silo
+    /// writes the shards it holds; started again, the silos load them before they serve.
+    /// </summary>
+    /// <param name="builder">The cluster's builder.</param>
+    /// <param name="path">The folder the silos' folders go in; made when missing.</param>
+    /// <returns>The cluster's builder.</returns>
+    public static IResourceBuilder<CubbyResource> WithDataDirectory(this IResourceBuilder<CubbyResource> builder, string path)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        ArgumentException.ThrowIfNullOrWhiteSpace(path);
+        var root = Path.GetFullPath(path, builder.ApplicationBuilder.AppHostDirectory);
+        foreach (var silo in builder.Resource.Silos)
+        {
+            builder.ApplicationBuilder.CreateResourceBuilder(silo).WithEnvironment("Cubby__Persistence__Directory", Path.Combine(root, silo.Name));
+        }
+
+        return builder;
+    }
+
     /// <summary>Sets Orleans' cluster id of the silos (the resource's name by default), which the connection string carries.</summary>
     /// <param name="builder">The cluster's builder.</param>
     /// <param name="clusterId">The cluster id.</param>

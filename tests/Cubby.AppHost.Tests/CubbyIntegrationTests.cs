@@ -46,6 +46,43 @@ public sealed class CubbyIntegrationTests
     }
 
     [Fact]
+    public async Task WithDataDirectory_gives_each_silo_a_folder_and_an_app_started_again_on_it_reads_what_the_first_wrote()
+    {
+        var data = Directory.CreateTempSubdirectory("cubby-aspire-data-");
+        try
+        {
+            await RunAsync(static redis => redis.StringSetAsync("kept", "across restarts", TimeSpan.FromHours(1)));
+            Assert.NotEmpty(Directory.GetFiles(Path.Combine(data.FullName, "cache-silo-1"), "shard-*.snapshot"));
+
+            await RunAsync(static async redis =>
+            {
+                Assert.Equal("across restarts", (string?)await redis.StringGetAsync("kept"));
+                Assert.InRange((await redis.KeyTimeToLiveAsync("kept"))!.Value, TimeSpan.FromMinutes(50), TimeSpan.FromHours(1));
+            });
+        }
+        finally
+        {
+            data.Delete(recursive: true);
+        }
+
+        async Task RunAsync(Func<IDatabase, Task> use)
+        {
+            var builder = DistributedApplicationTestingBuilder.Create();
+            builder.AddCubby("cache", silos: 1).WithDataDirectory(data.FullName);
+            await using var app = await builder.BuildAsync();
+            await app.StartWithinAsync();
+            await app.WaitHealthyAsync(["cache-silo-1", "cache"]);
+            using (var redis = await ConnectionMultiplexer.ConnectAsync($"127.0.0.1:{app.PortOf("cache-silo-1", "resp")}"))
+            {
+                await use(redis.GetDatabase());
+            }
+
+            using var stopDeadline = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+            await app.StopAsync(stopDeadline.Token);
+        }
+    }
+
+    [Fact]
     public async Task A_silo_that_fails_to_start_is_shown_failed_with_its_log_and_the_cluster_fails_instead_of_hanging()
     {
         var builder = DistributedApplicationTestingBuilder.Create();

@@ -5,7 +5,8 @@ namespace Cubby.Tests.Silo;
 
 /// <summary>
 /// A silo process with <c>Cubby:Persistence:Directory</c> stopped with SIGTERM and started again on the same folder: its
-/// entries come back with their expiry; a damaged file is logged, naming it, and loads nothing of its shard.
+/// entries come back with their expiry; a damaged file is logged, naming it, and loads nothing of its shard; a full disk
+/// costs the shards whose files did not fit, never the silo.
 /// </summary>
 public sealed class PersistenceProcessTests : IDisposable
 {
@@ -73,6 +74,52 @@ public sealed class PersistenceProcessTests : IDisposable
         }
 
         Assert.Contains($"The shard file {damaged} was not loaded: a record at byte", second.Output);
+    }
+
+    [Fact]
+    public async Task A_full_disk_costs_the_shards_that_do_not_fit_and_never_the_silo()
+    {
+        // A 64 KiB file system: room for a few dozen of the 300-odd shards' files.
+        await RunAsync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", _folder.FullName]);
+        try
+        {
+            using (var first = await StartAsync())
+            {
+                await using (var client = await RespTestClient.ConnectAsync(first.RespEndPoint))
+                {
+                    for (var i = 0; i < Keys; i++)
+                    {
+                        RespAssert.Ok(await client.CallAsync("SET", $"key:{i}", new string('v', 1000)));
+                    }
+                }
+
+                Assert.Equal(0, await first.StopAsync(StopTimeout));
+                Assert.Contains($"could not be written to {_folder.FullName} (Cubby:Persistence:Directory)", first.Output);
+            }
+
+            Assert.Empty(_folder.GetFiles("*.writing"));
+            using var second = await StartAsync();
+            await using var reader = await RespTestClient.ConnectAsync(second.RespEndPoint);
+            var found = 0;
+            for (var i = 0; i < Keys; i++)
+            {
+                var reply = await reader.CallAsync("GET", $"key:{i}");
+                Assert.True(reply.IsNull || reply.AsString() == new string('v', 1000), $"key:{i} read {reply}");
+                found += reply.IsNull ? 0 : 1;
+            }
+
+            Assert.InRange(found, 1, Keys - 1);
+        }
+        finally
+        {
+            await RunAsync("umount", [_folder.FullName]);
+        }
+    }
+
+    private static async Task RunAsync(string command, string[] arguments)
+    {
+        var (exitCode, output, errors) = await Cubby.Load.ExternalProcess.RunAsync(command, arguments, TimeSpan.FromSeconds(30));
+        Assert.True(exitCode == 0, $"{command} {string.Join(' ', arguments)} failed ({exitCode}): {output}{errors}");
     }
 
     private Task<SiloProcess> StartAsync() => SiloProcess.StartAsync("--Cubby:Persistence:Directory", _folder.FullName);

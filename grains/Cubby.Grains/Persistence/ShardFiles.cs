@@ -20,8 +20,24 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
 
     private readonly string? _folder = catalog.Options.Persistence.Enabled ? Path.GetFullPath(catalog.Options.Persistence.Directory!) : null;
 
+    private int _shardsLoaded;
+    private long _entriesLoaded;
+    private int _filesUnreadable;
+    private long _loadMilliseconds;
+    private int _shardsNotSaved;
+
     /// <summary>Whether shards are kept on disk.</summary>
     public bool Enabled => _folder is not null;
+
+    /// <summary>The folder, as a full path; null when shards are not kept on disk.</summary>
+    public string? Folder => _folder;
+
+    /// <summary>What this silo loaded as it started: shards, their entries, files passed over, and how long it took.</summary>
+    public (int Shards, long Entries, int Unreadable, long Milliseconds) Loaded =>
+        (Volatile.Read(ref _shardsLoaded), Volatile.Read(ref _entriesLoaded), Volatile.Read(ref _filesUnreadable), Volatile.Read(ref _loadMilliseconds));
+
+    /// <summary>Shards this silo could not write to its folder since it started.</summary>
+    public int ShardsNotSaved => Volatile.Read(ref _shardsNotSaved);
 
     /// <summary>Writes <paramref name="shard"/>, the primary of <paramref name="slot"/> at <paramref name="epoch"/>, replacing its file; false when it could not.</summary>
     public async Task<bool> SaveAsync(int slot, long epoch, Shard shard)
@@ -40,6 +56,7 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
         }
         catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)
         {
+            Interlocked.Increment(ref _shardsNotSaved);
             LogNotSaved(logger, exception, slot, _folder);
             return false;
         }
@@ -81,12 +98,13 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
             return;
         }
 
+        var started = time.GetTimestamp();
         var (shards, entries) = (0, 0);
         foreach (var path in Directory.EnumerateFiles(_folder, "shard-*" + Suffix))
         {
             if (!int.TryParse(Path.GetFileName(path).AsSpan(6, Path.GetFileName(path).Length - 6 - Suffix.Length), out var slot) || slot < 0 || slot >= catalog.SlotCount)
             {
-                LogUnreadable(logger, path, "its name is not that of a shard of this cluster");
+                Unreadable(path, "its name is not that of a shard of this cluster");
                 continue;
             }
 
@@ -97,6 +115,8 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
             }
         }
 
+        (_shardsLoaded, _entriesLoaded) = (shards, entries);
+        _loadMilliseconds = (long)time.GetElapsedTime(started).TotalMilliseconds;
         LogLoaded(logger, shards, entries, _folder!);
     }
 
@@ -116,7 +136,7 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
 
         if (snapshot is not { } found)
         {
-            LogUnreadable(logger, path, problem!);
+            Unreadable(path, problem!);
             return null;
         }
 
@@ -132,9 +152,15 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
         catch (InvalidDataException exception)
         {
             shard.Dispose();
-            LogUnreadable(logger, path, exception.Message);
+            Unreadable(path, exception.Message);
             return null;
         }
+    }
+
+    private void Unreadable(string path, string problem)
+    {
+        _filesUnreadable++;
+        LogUnreadable(logger, path, problem);
     }
 
     private string PathOf(int slot) => Path.Combine(_folder!, $"shard-{slot:D4}{Suffix}");

@@ -247,6 +247,22 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"rejected_connections:{stats.RejectedConnections}\r\n\r\n");
         }
 
+        if (Wants("persistence"))
+        {
+            // Redis's fields where they mean the same; loading is always 0, as a silo loads its folder before it serves.
+            var (shards, entries, unreadable, milliseconds) = silo.Files?.Loaded ?? default;
+            text.Append("# Persistence\r\n")
+                .Append("loading:0\r\n")
+                .Append("aof_enabled:0\r\n")
+                .Append(CultureInfo.InvariantCulture, $"rdb_last_load_keys_loaded:{entries}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_persistence_enabled:{(silo.Files is { Enabled: true } ? 1 : 0)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_persistence_directory:{silo.Files?.Folder}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_shards_loaded:{shards}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_files_unreadable:{unreadable}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_load_ms:{milliseconds}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_shards_not_saved:{silo.Files?.ShardsNotSaved ?? 0}\r\n\r\n");
+        }
+
         if (Wants("replication"))
         {
             // A standalone primary without replicas, field for field as Redis 7 reports one; the id is this silo's run.

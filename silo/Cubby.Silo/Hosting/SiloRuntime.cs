@@ -24,7 +24,8 @@ internal sealed class SiloRuntime(
     ILocalSiloDetails? local = null,
     PubSubPeers? pubSubPeers = null,
     Grains.Tracking.BroadcastPublisher? broadcastPublisher = null,
-    Grains.Replication.ShardReplicas? replicas = null)
+    Grains.Replication.ShardReplicas? replicas = null,
+    Grains.Persistence.ShardFiles? files = null)
 {
     private const string NoOrleans = "This runtime was built without an Orleans silo (a benchmark's or test's bare runtime); it serves only shards it holds.";
 
@@ -44,6 +45,9 @@ internal sealed class SiloRuntime(
 
     /// <summary>How many shards this silo keeps a copy of for their primaries elsewhere: replicas, and shards that just left.</summary>
     public int ReplicasHere => replicas?.Count ?? 0;
+
+    /// <summary>This silo's shards on disk (<c>Cubby:Persistence</c>); null without Orleans.</summary>
+    public Grains.Persistence.ShardFiles? Files => files;
 
     /// <summary>The way to every shard through Orleans, wherever it is active.</summary>
     public IGrainFactory Grains => grains ?? throw new InvalidOperationException(NoOrleans);

@@ -41,6 +41,13 @@ public sealed class PersistenceProcessTests : IDisposable
         RespAssert.Integer(-1, await client.CallAsync("TTL", "key:0"));
         Assert.Equal(["field", "value"], RespAssert.Strings(await client.CallAsync("HGETALL", "hash")));
         Assert.Contains("Loaded ", second.Output);
+
+        var persistence = (await client.CallAsync("INFO", "persistence")).AsString()!;
+        Assert.Contains("loading:0\r\n", persistence);
+        Assert.Contains($"rdb_last_load_keys_loaded:{Keys + 1}\r\n", persistence);
+        Assert.Contains($"cubby_persistence_directory:{_folder.FullName}\r\n", persistence);
+        Assert.Contains("cubby_files_unreadable:0\r\n", persistence);
+        Assert.Matches(@"cubby_shards_loaded:[1-9]\d*\r\n", persistence);
     }
 
     [Fact]
@@ -74,6 +81,7 @@ public sealed class PersistenceProcessTests : IDisposable
         }
 
         Assert.Contains($"The shard file {damaged} was not loaded: a record at byte", second.Output);
+        Assert.Contains("cubby_files_unreadable:1\r\n", (await client.CallAsync("INFO", "persistence")).AsString());
     }
 
     [Fact]
@@ -91,6 +99,11 @@ public sealed class PersistenceProcessTests : IDisposable
                     {
                         RespAssert.Ok(await client.CallAsync("SET", $"key:{i}", new string('v', 1000)));
                     }
+                }
+
+                await using (var info = await RespTestClient.ConnectAsync(first.RespEndPoint))
+                {
+                    Assert.Contains("cubby_shards_not_saved:0\r\n", (await info.CallAsync("INFO", "persistence")).AsString());
                 }
 
                 Assert.Equal(0, await first.StopAsync(StopTimeout));

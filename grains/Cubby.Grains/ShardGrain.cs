@@ -450,6 +450,8 @@ internal sealed partial class ShardGrain(
         return AfterSettling(shard, cleared, wrote: true);
     }
 
+    public Task<bool> Save() => files.SaveAsync(Id, _epoch, Entries);
+
     public ValueTask<bool> MoveHome()
     {
         var home = homes.HomeOf(Id);

@@ -101,6 +101,12 @@ public interface IShardGrain : IGrainWithIntegerKey
     ValueTask<int> Clear();
 
     /// <summary>
+    /// Writes this shard's entries to its silo's persistence folder now (<c>SAVE</c>); false when the silo keeps no
+    /// folder (<c>Cubby:Persistence:Directory</c> unset) or the write failed (logged there).
+    /// </summary>
+    Task<bool> Save();
+
+    /// <summary>
     /// Asks the shard to move to its home silo (rendezvous hashing of the shard number over the compatible active
     /// silos) when it is elsewhere, entries and all; a silo calls it for its shards when the cluster changes. A shard
     /// that arrived by migration moments ago stays where it is for now, and the silo asks again later.

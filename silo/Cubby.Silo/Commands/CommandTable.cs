@@ -48,6 +48,7 @@ internal sealed class CommandTable
         new("dbsize", 1, WholeKeyspaceCommands.DbSize, Read) { WholeKeyspace = true },
         new("flushall", -1, WholeKeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },
         new("flushdb", -1, WholeKeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },
+        new("save", 1, WholeKeyspaceCommands.Save, Admin) { WholeKeyspace = true },
 
         // Transactions
         new("multi", 1, TransactionCommands.Multi, Transaction) { ControlsTransaction = true },

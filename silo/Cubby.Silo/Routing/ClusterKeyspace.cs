@@ -32,6 +32,29 @@ internal static class ClusterKeyspace
         }
     }
 
+    /// <summary>
+    /// SAVE: every shard of the cluster written to its silo's persistence folder, each through its grain (which knows
+    /// its epoch, the stamp the copy is written with); an error names how many could not be.
+    /// </summary>
+    public static async ValueTask SaveAsync(ClientSession session)
+    {
+        var slots = Enumerable.Range(0, session.Silo.Catalog.SlotCount).ToList();
+        if (await ShardsAsync(session, slots, static grain => grain.Save()).ConfigureAwait(false) is not { } saved)
+        {
+            return;
+        }
+
+        var failed = saved.Count(static written => !written);
+        if (failed == 0)
+        {
+            session.Writer.WriteOk();
+        }
+        else
+        {
+            session.Writer.WriteError($"ERR {failed} of {saved.Length} shards could not be saved: a silo keeps no Cubby:Persistence:Directory, or could not write to it (see its log)");
+        }
+    }
+
     public static async ValueTask KeysAsync(ClientSession session, byte[] pattern)
     {
         var keys = await EveryShardAsync(session, shard => LocalKeys(shard, pattern), grain => grain.Keys(pattern).AsTask(), wrote: false).ConfigureAwait(false);

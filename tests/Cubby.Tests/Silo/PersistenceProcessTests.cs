@@ -5,8 +5,8 @@ namespace Cubby.Tests.Silo;
 
 /// <summary>
 /// A silo process with <c>Cubby:Persistence:Directory</c> stopped with SIGTERM and started again on the same folder: its
-/// entries come back with their expiry; a damaged file is logged, naming it, and loads nothing of its shard; a full disk
-/// costs the shards whose files did not fit, never the silo.
+/// entries come back with their expiry; what SAVE wrote survives a kill; a damaged file is logged, naming it, and loads
+/// nothing of its shard; a full disk costs the shards whose files did not fit, never the silo.
 /// </summary>
 public sealed class PersistenceProcessTests : IDisposable
 {
@@ -82,6 +82,34 @@ public sealed class PersistenceProcessTests : IDisposable
 
         Assert.Contains($"The shard file {damaged} was not loaded: a record at byte", second.Output);
         Assert.Contains("cubby_files_unreadable:1\r\n", (await client.CallAsync("INFO", "persistence")).AsString());
+    }
+
+    [Fact]
+    public async Task What_SAVE_wrote_survives_a_kill_and_SAVE_without_a_folder_says_why_it_cannot()
+    {
+        using (var first = await StartAsync())
+        {
+            await WriteAsync(first);
+            await using (var client = await RespTestClient.ConnectAsync(first.RespEndPoint))
+            {
+                RespAssert.Ok(await client.CallAsync("SAVE"));
+            }
+
+            first.Kill();
+        }
+
+        using (var second = await StartAsync())
+        {
+            await using var client = await RespTestClient.ConnectAsync(second.RespEndPoint);
+            for (var i = 0; i < Keys; i++)
+            {
+                RespAssert.Bulk($"value:{i}", await client.CallAsync("GET", $"key:{i}"));
+            }
+        }
+
+        using var without = await SiloProcess.StartAsync();
+        await using var plain = await RespTestClient.ConnectAsync(without.RespEndPoint);
+        RespAssert.Error("ERR 1024 of 1024 shards could not be saved: a silo keeps no Cubby:Persistence:Directory", await plain.CallAsync("SAVE"));
     }
 
     [Fact]

@@ -5,7 +5,8 @@ namespace Cubby.Tests.Silo;
 
 /// <summary>
 /// A silo process with <c>Cubby:Persistence:Directory</c> stopped with SIGTERM and started again on the same folder: its
-/// entries come back with their expiry; what SAVE wrote survives a kill; a damaged file is logged, naming it, and loads
+/// entries come back with their expiry, on one silo and on a two-silo cluster stopped one silo after the other; what
+/// SAVE wrote survives a kill; a damaged file is logged, naming it, and loads
 /// nothing of its shard; a full disk costs the shards whose files did not fit, never the silo.
 /// </summary>
 public sealed class PersistenceProcessTests : IDisposable
@@ -83,6 +84,39 @@ public sealed class PersistenceProcessTests : IDisposable
         Assert.Contains($"The shard file {damaged} was not loaded: a record at byte", second.Output);
         Assert.Contains("cubby_files_unreadable:1\r\n", (await client.CallAsync("INFO", "persistence")).AsString());
     }
+
+    [Fact]
+    public async Task A_two_silo_cluster_stopped_one_silo_after_the_other_and_started_again_serves_every_entry()
+    {
+        var (primaryFolder, joinerFolder) = (Path.Combine(_folder.FullName, "primary"), Path.Combine(_folder.FullName, "joiner"));
+        using (var primary = await SiloProcess.StartAsync("--Cubby:Persistence:Directory", primaryFolder, "--Cubby:Clustering:Mode", "Development"))
+        {
+            using (var joiner = await JoinAsync(primary, joinerFolder))
+            {
+                await WriteAsync(joiner);
+
+                // The joiner's shards move to the primary as it leaves; the primary, stopping last, writes them all.
+                Assert.Equal(0, await joiner.StopAsync(StopTimeout));
+            }
+
+            Assert.Equal(0, await primary.StopAsync(StopTimeout));
+        }
+
+        Assert.False(Directory.Exists(joinerFolder) && Directory.GetFiles(joinerFolder, "shard-*.snapshot").Length > 0, "the joiner kept shard files");
+        Assert.NotEmpty(Directory.GetFiles(primaryFolder, "shard-*.snapshot"));
+        using var primaryAgain = await SiloProcess.StartAsync("--Cubby:Persistence:Directory", primaryFolder, "--Cubby:Clustering:Mode", "Development");
+        using var joinerAgain = await JoinAsync(primaryAgain, joinerFolder);
+        await using var client = await RespTestClient.ConnectAsync(joinerAgain.RespEndPoint);
+        for (var i = 0; i < Keys; i++)
+        {
+            RespAssert.Bulk($"value:{i}", await client.CallAsync("GET", $"key:{i}"));
+        }
+
+        Assert.Equal(["field", "value"], RespAssert.Strings(await client.CallAsync("HGETALL", "hash")));
+    }
+
+    private static Task<SiloProcess> JoinAsync(SiloProcess primary, string folder) =>
+        SiloProcess.StartAsync("--Cubby:Persistence:Directory", folder, "--Cubby:Clustering:Mode", "Development", "--Cubby:Clustering:PrimaryEndpoint", $"127.0.0.1:{primary.SiloPort}");
 
     [Fact]
     public async Task What_SAVE_wrote_survives_a_kill_and_SAVE_without_a_folder_says_why_it_cannot()

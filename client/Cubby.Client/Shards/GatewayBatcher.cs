@@ -36,6 +36,7 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
     private int _inFlight;
     private int _maxInFlight = LoneGatewayInFlight;
     private long _batchesSent;
+    private long _batchesFailed;
     private long _operationsSent;
     private long _operationsRun;
     private long _failedAt;
@@ -58,6 +59,9 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
 
     /// <summary>Batches sent, for tests and diagnostics.</summary>
     public long BatchesSent => Interlocked.Read(ref _batchesSent);
+
+    /// <summary>Batches that went unanswered (timed out, or their gateway failed), for tests and diagnostics.</summary>
+    public long BatchesFailed => Interlocked.Read(ref _batchesFailed);
 
     /// <summary>Operations sent in them.</summary>
     public long OperationsSent => Interlocked.Read(ref _operationsSent);
@@ -107,6 +111,7 @@ internal sealed class GatewayBatcher(SiloAddress gateway, IShardBatchService ser
         if (results is null)
         {
             Interlocked.Exchange(ref _failedAt, TimeProvider.System.GetTimestamp());
+            Interlocked.Increment(ref _batchesFailed);
         }
 
         // Counted before any caller resumes, so a caller that reads the count after its call sees that call in it.

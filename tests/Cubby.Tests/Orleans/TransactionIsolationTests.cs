@@ -109,6 +109,7 @@ public sealed class TransactionIsolationTests
             }
 
             var replies = await client.ReadAsync();
+            Assert.True(replies.Type == RespType.Array && replies.Items.Count == Accounts, $"EXEC answered {replies}");
             totals.Add(replies.Items.Sum(static item => long.Parse(item.AsString()!, CultureInfo.InvariantCulture)));
         }
 

@@ -112,7 +112,9 @@ internal static class NearCacheWorker
             }
         })));
 
+        using var collections = new GcPauseListener();
         await Task.Delay(TimeSpan.FromSeconds(warmup)).ConfigureAwait(false);
+        collections.Start();
         var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
         var (gen0Before, gen1Before, gen2Before, pauseBefore) = (GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2), GC.GetTotalPauseDuration());
         var allocatedBefore = GC.GetTotalAllocatedBytes();
@@ -132,7 +134,7 @@ internal static class NearCacheWorker
         var operations = Math.Max(1, all.TimedWrites.Count() + all.Reads.Count + all.Misses);
         var garbage = string.Create(
             CultureInfo.InvariantCulture,
-            $"process {index}: collections {GC.CollectionCount(0) - gen0Before} gen0, {GC.CollectionCount(1) - gen1Before} gen1, {GC.CollectionCount(2) - gen2Before} gen2, paused {(GC.GetTotalPauseDuration() - pauseBefore).TotalMilliseconds:0} ms, allocated {allocated / operations} B per operation");
+            $"process {index}: collections {GC.CollectionCount(0) - gen0Before} gen0, {GC.CollectionCount(1) - gen1Before} gen1, {GC.CollectionCount(2) - gen2Before} gen2, paused {(GC.GetTotalPauseDuration() - pauseBefore).TotalMilliseconds:0} ms, allocated {allocated / operations} B per operation; {collections}");
 
         await all.SaveAsync(outPath).ConfigureAwait(false);
         if (stack.Statistics is { } statistics)

@@ -104,8 +104,8 @@ internal sealed partial class CubbyHybridCache
             async ValueTask StoreCreatedAsync(T value, CancellationToken token)
             {
                 var payload = await EncodeAsync(value, tags, token).ConfigureAwait(false);
-                await Store<T>(key, payload, options, flags, token).ConfigureAwait(false);
-                created = payload is null ? null : LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options));
+                await Store(key, value, payload, options, flags, token).ConfigureAwait(false);
+                created = payload is null ? null : LocalCopy.Written(payload, value, LocalDeadline(options), null) ?? LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options));
             }
 
             // Read the cluster and write it: one run across the cluster; otherwise one in this instance.

@@ -81,11 +81,11 @@ internal sealed partial class CubbyHybridCache : HybridCache
         // Most writes find their tags' epochs kept here and are encoded at once: the write is their only wait.
         var encoding = EncodeAsync(value, TagsOf(tags), cancellationToken);
         return encoding.IsCompletedSuccessfully
-            ? Store<T>(key, encoding.Result, options, FlagsOf(options), cancellationToken)
+            ? Store(key, value, encoding.Result, options, FlagsOf(options), cancellationToken)
             : StoreEncodedAsync(key, encoding, options, cancellationToken);
 
         async ValueTask StoreEncodedAsync(string key, ValueTask<byte[]?> encoding, HybridCacheEntryOptions? options, CancellationToken cancellationToken) =>
-            await Store<T>(key, await encoding.ConfigureAwait(false), options, FlagsOf(options), cancellationToken).ConfigureAwait(false);
+            await Store(key, value, await encoding.ConfigureAwait(false), options, FlagsOf(options), cancellationToken).ConfigureAwait(false);
     }
 
     public override async ValueTask RemoveAsync(string key, CancellationToken cancellationToken = default)
@@ -274,7 +274,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
     /// Writes an encoded entry (none when <paramref name="payload"/> is null) where its flags allow: to the cluster, or,
     /// when that is off, to this process only.
     /// </summary>
-    private ValueTask Store<T>(string key, byte[]? payload, HybridCacheEntryOptions? options, HybridCacheEntryFlags flags, CancellationToken cancellationToken)
+    private ValueTask Store<T>(string key, T value, byte[]? payload, HybridCacheEntryOptions? options, HybridCacheEntryFlags flags, CancellationToken cancellationToken)
     {
         ForgetLocalOnly(key);
         if (payload is null)
@@ -284,6 +284,11 @@ internal sealed partial class CubbyHybridCache : HybridCache
 
         if ((flags & HybridCacheEntryFlags.DisableDistributedCacheWrite) == 0)
         {
+            if ((flags & HybridCacheEntryFlags.DisableLocalCacheWrite) == 0 && _client.TryGetKept(key, out var kept))
+            {
+                kept.Writing = LocalCopy.Written(payload, value, LocalDeadline(options), kept.Decoded as LocalCopy);
+            }
+
             var write = _client.PutAsync(key, payload, CacheEntryOptions.ExpiresIn(ExpirationOf(options)), cancellationToken);
             if (!write.IsCompletedSuccessfully)
             {

@@ -9,7 +9,7 @@ namespace Cubby.Client.Hybrid;
 /// cache's entry (<see cref="NearCaching.NearCacheEntry.Decoded"/>), or in the local store for an entry not written
 /// to the cluster.
 /// </summary>
-internal sealed class LocalCopy
+internal sealed class LocalCopy : IDecodedValue
 {
     private LocalCopy(byte[] payload, int valueOffset, WrittenEpochs epochs, Type type, object? value, long localDeadline)
     {
@@ -46,17 +46,7 @@ internal sealed class LocalCopy
     /// </summary>
     public static LocalCopy? Of<T>(byte[] payload, HybridSerializers serializers, long localDeadline, LocalCopy? earlier = null)
     {
-        int valueOffset;
-        WrittenEpochs epochs;
-        if (earlier is not null && payload.AsSpan().StartsWith(earlier.Payload.AsSpan(0, earlier.ValueOffset)))
-        {
-            (valueOffset, epochs) = (earlier.ValueOffset, earlier.Epochs);
-        }
-        else if (TaggedPayload.TryRead(payload, out var header) && header.AllEpoch != 0)
-        {
-            (valueOffset, epochs) = (header.ValueOffset, new WrittenEpochs(header));
-        }
-        else
+        if (!TryReadHeader(payload, earlier, out var valueOffset, out var epochs))
         {
             return null;
         }
@@ -65,6 +55,33 @@ internal sealed class LocalCopy
         return new LocalCopy(payload, valueOffset, epochs, typeof(T), value, localDeadline);
     }
 
-    /// <summary>The value for a caller: the kept one for immutable types, a new one for the others.</summary>
+    /// <summary>
+    /// The copy of a value of an immutable type this process is writing, <paramref name="payload"/> being its encoding:
+    /// the instance itself is kept, as HybridCache keeps what it is given, instead of decoding the payload again.
+    /// </summary>
+    public static LocalCopy? Written<T>(byte[] payload, T value, long localDeadline, LocalCopy? earlier) =>
+        ImmutableTypes.Of<T>() && TryReadHeader(payload, earlier, out var valueOffset, out var epochs)
+            ? new LocalCopy(payload, valueOffset, epochs, typeof(T), value, localDeadline)
+            : null;
+
+    /// <summary>Where the value starts and the epochs it was written under: <paramref name="earlier"/>'s, when the header is the same.</summary>
+    private static bool TryReadHeader(byte[] payload, LocalCopy? earlier, out int valueOffset, out WrittenEpochs epochs)
+    {
+        if (earlier is not null && payload.AsSpan().StartsWith(earlier.Payload.AsSpan(0, earlier.ValueOffset)))
+        {
+            (valueOffset, epochs) = (earlier.ValueOffset, earlier.Epochs);
+            return true;
+        }
+
+        if (TaggedPayload.TryRead(payload, out var header) && header.AllEpoch != 0)
+        {
+            (valueOffset, epochs) = (header.ValueOffset, new WrittenEpochs(header));
+            return true;
+        }
+
+        (valueOffset, epochs) = (0, null!);
+        return false;
+    }
+
     public T Read<T>(HybridSerializers serializers) => Value is T value ? value : serializers.Deserialize<T>(Serialized);
 }

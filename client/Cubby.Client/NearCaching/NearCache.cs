@@ -204,9 +204,20 @@ internal sealed class NearCache : IDisposable
             return false;
         }
 
+        // This client's own write coming back: the bytes it sent, decoded as it wrote them, stand for what arrived.
+        var written = kept!.Writing is { } writing && writing.Payload.AsSpan().SequenceEqual(value) ? writing : null;
+
         // Its time to live is counted from its arrival, so it may outlive the silo's entry by the push's transit time.
-        var replacing = NearCacheEntry.Of(key, value, update, slot, link, kept!.LinkEpoch, kept.SlotEpoch, now, position);
-        replacing.Earlier = kept.Decoded;
+        var replacing = NearCacheEntry.Of(key, written?.Payload ?? value, update, slot, link, kept.LinkEpoch, kept.SlotEpoch, now, position);
+        if (written is not null)
+        {
+            replacing.Decoded = written;
+        }
+        else
+        {
+            replacing.Earlier = kept.Decoded;
+        }
+
         Keep(key, replacing);
         Metrics.Updated();
         return true;

@@ -64,6 +64,13 @@ internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int sl
     public object? Earlier { get; set; }
 
     /// <summary>
+    /// A value this client is writing over this entry, already decoded by the layer that wrote it: when the shard sends
+    /// that value back with the change (a strict near cache takes its own writes), the entry that replaces this one keeps
+    /// the writer's bytes and decoding instead of decoding what arrived again.
+    /// </summary>
+    public IDecodedValue? Writing { get; set; }
+
+    /// <summary>
     /// Where the value stands among what <see cref="Link"/> sent: the invalidation that carried it, this client's own
     /// write, or, for a read, the last invalidation taken before it was sent (it holds that change or a later one).
     /// </summary>

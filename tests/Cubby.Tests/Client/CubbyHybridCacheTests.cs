@@ -436,6 +436,34 @@ public sealed class CubbyHybridCacheTests(CubbyHybridCacheTests.TwoSilos silos) 
     }
 
     [Fact]
+    public async Task An_immutable_value_an_instance_writes_over_its_kept_copy_is_then_served_as_the_object_it_gave()
+    {
+        await using var app = App(Cluster.Silos[0]);
+        var cache = Hybrid(app);
+        var fills = ((CubbyClient)Client(app)).Fills;
+        await cache.SetAsync("shape:own", new FrozenProduct(1, "v0"), Minutes);
+        for (var round = 1; round <= 5; round++)
+        {
+            // Kept here first, so the write replaces a kept copy with the value the shard sends back.
+            await Poll.UntilAsync(
+                async () =>
+                {
+                    var hits = fills.LocalHits;
+                    return (await cache.GetOrCreateAsync("shape:own", _ => ValueTask.FromResult(new FrozenProduct(0, "miss")), Minutes)).Name == $"v{round - 1}"
+                        && fills.LocalHits > hits;
+                },
+                TestDeadlines.Call,
+                $"'shape:own' to be a local hit of v{round - 1}");
+
+            var written = new FrozenProduct(1, $"v{round}");
+            await cache.SetAsync("shape:own", written, Minutes);
+            var hitsBefore = fills.LocalHits;
+            Assert.Same(written, await cache.GetOrCreateAsync("shape:own", _ => ValueTask.FromResult(new FrozenProduct(0, "miss")), Minutes));
+            Assert.Equal(hitsBefore + 1, fills.LocalHits);
+        }
+    }
+
+    [Fact]
     public async Task Oversized_values_and_keys_are_passed_over_as_HybridCache_does()
     {
         await using var app = App(Cluster.Silos[0], configure: options => (options.MaximumPayloadBytes, options.MaximumKeyLength) = (1024, 64));

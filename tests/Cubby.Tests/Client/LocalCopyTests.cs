@@ -38,6 +38,19 @@ public sealed class LocalCopyTests : IDisposable
         Assert.Null(LocalCopy.Of<string>(Encoding.UTF8.GetBytes("plain"), Serializers, localDeadline: 0, earlier: first));
     }
 
+    [Fact]
+    public void A_written_copy_keeps_the_instance_written_for_an_immutable_type_and_none_for_a_mutable_one()
+    {
+        var first = LocalCopy.Of<string>(Payload(("shelf", 7), "v0"), Serializers, localDeadline: 0)!;
+        var text = new string('v', 3);
+        var written = LocalCopy.Written(Payload(("shelf", 7), text), text, localDeadline: 9, earlier: first)!;
+
+        Assert.Same(text, written.Value);
+        Assert.Same(first.Epochs, written.Epochs);
+        Assert.Equal(9, written.LocalDeadline);
+        Assert.Null(LocalCopy.Written(Payload(("shelf", 7), "[1]"), new List<int> { 1 }, localDeadline: 0, earlier: first));
+    }
+
     /// <summary>An entry as HybridCache stores it: carrying <c>"*"</c> (epoch 5) and <paramref name="tag"/>, then <paramref name="value"/>.</summary>
     private static byte[] Payload((string Tag, long Epoch) tag, string value)
     {

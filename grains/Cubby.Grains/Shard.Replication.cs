@@ -1,5 +1,6 @@
 using System.Buffers;
 using Cubby.Grains.Migration;
+using Cubby.Grains.Persistence;
 using Cubby.Grains.Replication;
 using Cubby.Grains.Storage;
 using Cubby.Text;
@@ -11,6 +12,11 @@ internal sealed partial class Shard
     private static readonly TimeSpan PauseBetweenChunks = TimeSpan.FromMilliseconds(1);
 
     private ShardReplicator? _replicator;
+
+    // The silo's changes file, the epoch this shard is primary at, and where its last batch ends in the file.
+    private ChangesLog? _log;
+    private long _logEpoch;
+    private long _loggedTo;
 
     // Keys changed in the current turn, and whether the shard was emptied in it; sealed into a batch when the turn ends.
     // Whether either happened is kept apart too, so the end of a turn that recorded nothing (every turn of a shard
@@ -36,12 +42,43 @@ internal sealed partial class Shard
         }
     }
 
+    /// <summary>
+    /// From now on every change made in a turn is also sealed into a batch appended to <paramref name="log"/>, stamped
+    /// with <paramref name="epoch"/>, the epoch this shard is primary at; <paramref name="begin"/> first appends where
+    /// the shard begins, given the sequence its batches follow, in the same turn, so no batch comes before it.
+    /// </summary>
+    public void LogTo(ChangesLog log, long epoch, Action<long> begin)
+    {
+        lock (_turn)
+        {
+            SealChanges();
+            begin(_sealed);
+            (_log, _logEpoch) = (log, epoch);
+            _changed ??= new HashSet<byte[]>(ByteStringComparer.Instance);
+        }
+    }
+
+    /// <summary>Whether changes are recorded for a batch: for the changes file, or for replicas.</summary>
+    private bool Recording => _log is not null || _replicator!.Recording;
+
     /// <summary>Has the replicator move this shard's replicas if the ranking changed (<see cref="ShardReplicator.FollowRanking"/>).</summary>
     public void FollowRanking() => _replicator?.FollowRanking();
 
     /// <summary>Completes once every change sealed so far has been applied by the replicas.</summary>
-    private ValueTask WhenReplicatedAsync() =>
-        _replicator is { } replicator ? replicator.WhenAcknowledgedAsync(SealedSequence) : ValueTask.CompletedTask;
+    private ValueTask WhenReplicatedAsync()
+    {
+        var replicated = _replicator is { } replicator ? replicator.WhenAcknowledgedAsync(SealedSequence) : ValueTask.CompletedTask;
+        if (_log is not { WaitsForDisk: true } log)
+        {
+            return replicated;
+        }
+
+        var written = log.WhenDurableAsync(Volatile.Read(ref _loggedTo));
+        return replicated.IsCompletedSuccessfully ? written : BothAsync(replicated, written);
+    }
+
+    /// <summary>Whether the changes file has yet to put this shard's last batch on the disk, for a writer that waits for it.</summary>
+    private bool AwaitsDisk => _log is { WaitsForDisk: true } log && log.Positions.Durable < Volatile.Read(ref _loggedTo);
 
     /// <summary>
     /// The shard's entries as migration chunks, and the sequence number they include every change up to: what a new
@@ -132,13 +169,13 @@ internal sealed partial class Shard
     /// <summary>Remembers <paramref name="key"/> for the batch this turn seals, when the shard has replicas.</summary>
     private void Record(ReadOnlySpan<byte> key)
     {
-        if (_changed is { } changed && _replicator!.Recording && !changed.GetAlternateLookup<ReadOnlySpan<byte>>().Contains(key))
+        if (_changed is { } changed && Recording && !changed.GetAlternateLookup<ReadOnlySpan<byte>>().Contains(key))
         {
             changed.Add(key.ToArray());
             _unsealed = true;
             if (changed.Count == 1)
             {
-                _replicator!.Signal();
+                _replicator?.Signal();
             }
         }
     }
@@ -149,12 +186,12 @@ internal sealed partial class Shard
         _watches?.ChangedAll();
         WakeFillers();
         ForgetReaders();
-        if (_changed is { } changed && _replicator!.Recording)
+        if (_changed is { } changed && Recording)
         {
             changed.Clear();
             _cleared = true;
             _unsealed = true;
-            _replicator!.Signal();
+            _replicator?.Signal();
         }
     }
 
@@ -206,6 +243,10 @@ internal sealed partial class Shard
         changed.Clear();
         _cleared = false;
         _unsealed = false;
-        _replicator!.Enqueue(batch);
+        _replicator?.Enqueue(batch);
+        if (_log is { } log)
+        {
+            Volatile.Write(ref _loggedTo, log.Append(Slot, _logEpoch, batch));
+        }
     }
 }

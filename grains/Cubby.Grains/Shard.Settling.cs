@@ -11,7 +11,7 @@ internal sealed partial class Shard
     /// and a near cache has yet to be told of a change.
     /// </summary>
     public bool MustSettle(bool wrote) =>
-        (_replicator is { } replicator && replicator.Acknowledged < SealedSequence) || (wrote && _untold is { IsEmpty: false });
+        (_replicator is { } replicator && replicator.Acknowledged < SealedSequence) || AwaitsDisk || (wrote && _untold is { IsEmpty: false });
 
     /// <summary>
     /// Completes once every change made so far has been applied by the replicas and, when the caller
@@ -36,17 +36,17 @@ internal sealed partial class Shard
 
         var told = untold.WhenToldAsync(writer is { TakesUpdates: false } ? writer : null);
         return replicated.IsCompletedSuccessfully ? told : BothAsync(replicated, told);
+    }
 
-        static async ValueTask BothAsync(ValueTask replicated, ValueTask told)
+    private static async ValueTask BothAsync(ValueTask first, ValueTask second)
+    {
+        try
         {
-            try
-            {
-                await replicated.ConfigureAwait(false);
-            }
-            finally
-            {
-                await told.ConfigureAwait(false);
-            }
+            await first.ConfigureAwait(false);
+        }
+        finally
+        {
+            await second.ConfigureAwait(false);
         }
     }
 }

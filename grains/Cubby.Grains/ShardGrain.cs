@@ -100,6 +100,7 @@ internal sealed partial class ShardGrain(
             await SettleInheritedAsync(_shard, held).ConfigureAwait(true);
         }
 
+        files.Began(Id, epoch, _shard);
         catalog.Attach(Id, _shard);
         if (catalog.Options.Replicas > 0)
         {
@@ -130,7 +131,7 @@ internal sealed partial class ShardGrain(
             if (migrating)
             {
                 _departing = true;
-                files.Forget(Id);
+                files.Forget(Id, _epoch);
 
                 // Before its new home answers anyone: near caches that read here stop serving what they read.
                 await shard.ForgetReadersAsync().ConfigureAwait(true);

@@ -13,6 +13,12 @@ public sealed class PersistenceOptions
     /// </summary>
     public string? Directory { get; set; }
 
+    /// <summary>
+    /// How often what the shards changed reaches the disk (its changes file): a crash or a power cut loses nothing
+    /// appended longer ago than this. Zero: every write waits for its change to be on the disk before it is answered.
+    /// </summary>
+    public TimeSpan FlushInterval { get; set; } = TimeSpan.FromSeconds(1);
+
     /// <summary>Whether shards are kept on disk.</summary>
     internal bool Enabled => !string.IsNullOrEmpty(Directory);
 }

@@ -1,3 +1,4 @@
+using System.Globalization;
 using Cubby.Diagnostics;
 using Cubby.Grains.Hosting;
 using Cubby.Grains.Replication;
@@ -7,39 +8,72 @@ using Orleans.Runtime;
 namespace Cubby.Grains.Persistence;
 
 /// <summary>
-/// This silo's shards in its persistence folder (<see cref="PersistenceOptions"/>): one snapshot file per shard, written
-/// as the silo stops with each shard it still holds, and loaded as it starts, before it serves, as frozen copies
-/// (<see cref="ShardReplicas.KeepStored"/>) that each shard resumes from wherever it activates, unless a silo holds a
-/// newer one. A folder that cannot be written costs the entries' survival, never the silo: the failure is logged with
-/// the folder's name and the entries stay in memory. Design: <c>docs/persistence.md</c>.
+/// This silo's shards in its persistence folder (<see cref="PersistenceOptions"/>): a snapshot file per shard, and one
+/// changes file (<see cref="ChangesLog"/>) that every shard held here appends its turns' changes to, from the moment it
+/// begins here (<see cref="Began"/>). As the silo starts, before it serves, each shard is rebuilt from its snapshot and
+/// the changes after it (<see cref="ShardRecovery"/>), written whole again as one snapshot, and kept as a frozen copy
+/// (<see cref="ShardReplicas.KeepStored"/>) that the shard resumes from wherever it activates, unless a silo holds a
+/// newer one; the changes files read are then deleted and a new one begun. A folder that cannot be written costs the
+/// entries' survival, never the silo: the failure is logged with the folder's name and the entries stay in memory.
+/// Design: <c>docs/persistence.md</c>.
 /// </summary>
 internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas replicas, TimeProvider time, ILogger<ShardFiles> logger)
     : ILifecycleParticipant<ISiloLifecycle>
 {
-    private const string Suffix = ".snapshot";
+    private const string SnapshotSuffix = ".snapshot";
+    private const string ChangesPrefix = "changes-";
+    private const string ChangesSuffix = ".log";
 
     private readonly string? _folder = catalog.Options.Persistence.Enabled ? Path.GetFullPath(catalog.Options.Persistence.Directory!) : null;
+    private readonly SemaphoreSlim?[] _saving = new SemaphoreSlim?[catalog.SlotCount];
 
     private int _shardsLoaded;
     private long _entriesLoaded;
     private int _filesUnreadable;
     private long _loadMilliseconds;
     private int _shardsNotSaved;
+    private ChangesLog? _changes;
 
     /// <summary>Whether shards are kept on disk.</summary>
     public bool Enabled => _folder is not null;
 
-    /// <summary>The folder, as a full path; null when shards are not kept on disk.</summary>
+    /// <summary>The persistence folder, when there is one.</summary>
     public string? Folder => _folder;
 
-    /// <summary>What this silo loaded as it started: shards, their entries, files passed over, and how long it took.</summary>
+    /// <summary>The changes file the shards held here append to, once the silo has loaded its folder.</summary>
+    public ChangesLog? Changes => Volatile.Read(ref _changes);
+
+    /// <summary>What the silo loaded as it started.</summary>
     public (int Shards, long Entries, int Unreadable, long Milliseconds) Loaded =>
         (Volatile.Read(ref _shardsLoaded), Volatile.Read(ref _entriesLoaded), Volatile.Read(ref _filesUnreadable), Volatile.Read(ref _loadMilliseconds));
 
-    /// <summary>Shards this silo could not write to its folder since it started.</summary>
+    /// <summary>How many times a shard could not be written since the silo started.</summary>
     public int ShardsNotSaved => Volatile.Read(ref _shardsNotSaved);
 
-    /// <summary>Writes <paramref name="shard"/>, the primary of <paramref name="slot"/> at <paramref name="epoch"/>, replacing its file; false when it could not.</summary>
+    /// <summary>
+    /// Shard <paramref name="slot"/> begins as primary here at <paramref name="epoch"/>: from now on its changes go to
+    /// the changes file, after a record of where it began. A shard that begins with entries (resumed, or arrived) has
+    /// its snapshot written at once, since no record here holds them.
+    /// </summary>
+    public void Began(int slot, long epoch, Shard shard)
+    {
+        if (Changes is not { } changes)
+        {
+            return;
+        }
+
+        var empty = shard.Count == 0;
+        shard.LogTo(changes, epoch, begin: sequence => changes.Append(ChangeRecords.Began, ChangeRecords.BeganPayload(slot, epoch, sequence, empty)));
+        if (!empty)
+        {
+            _ = SaveAsync(slot, epoch, shard);
+        }
+    }
+
+    /// <summary>
+    /// Writes shard <paramref name="slot"/>'s snapshot, stamped with <paramref name="epoch"/>, and records in the changes
+    /// file that it is on disk; false when there is no folder or the write failed (logged).
+    /// </summary>
     public async Task<bool> SaveAsync(int slot, long epoch, Shard shard)
     {
         if (_folder is null)
@@ -47,11 +81,14 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
             return false;
         }
 
-        var snapshot = await shard.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
+        var saving = SavingGate(slot);
+        await saving.WaitAsync().ConfigureAwait(false);
         try
         {
+            var snapshot = await shard.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
             Directory.CreateDirectory(_folder);
             ShardSnapshotFile.Write(PathOf(slot), slot, new ShardFileStamp(epoch, snapshot.Sequence, time.GetUtcNow().ToUnixTimeMilliseconds()), snapshot.Chunks);
+            Changes?.Append(ChangeRecords.Saved, ChangeRecords.StampPayload(slot, epoch, snapshot.Sequence));
             return true;
         }
         catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)
@@ -60,23 +97,28 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
             LogNotSaved(logger, exception, slot, _folder);
             return false;
         }
+        finally
+        {
+            saving.Release();
+        }
     }
 
-    /// <summary>Removes the file of <paramref name="slot"/>: the shard left this silo with its entries, and its file leaves with it.</summary>
-    public void Forget(int slot)
+    /// <summary>Shard <paramref name="slot"/> left this silo with its entries: its file goes, and the changes file says so.</summary>
+    public void Forget(int slot, long epoch)
     {
         if (_folder is null)
         {
             return;
         }
 
+        Changes?.Append(ChangeRecords.Left, ChangeRecords.StampPayload(slot, epoch, 0));
         try
         {
             File.Delete(PathOf(slot));
         }
         catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)
         {
-            // Left behind, it is an older copy than the shard's new home holds, and never the one resumed from.
+            // Left behind, it is older than the shard's new home holds, and the changes file says the shard left.
             LogNotSaved(logger, exception, slot, _folder);
         }
     }
@@ -86,41 +128,225 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
         if (_folder is not null)
         {
             // Before the silo is active: no shard activates, here or for another silo asking, before its copy is kept.
-            lifecycle.Subscribe(nameof(ShardFiles), ServiceLifecycleStage.ApplicationServices, token => Task.Run(Load, token));
+            // Stopped after the shards were deactivated (a later stage stops first), so their last records reach the file.
+            lifecycle.Subscribe(nameof(ShardFiles), ServiceLifecycleStage.ApplicationServices, token => Task.Run(Load, token), StopAsync);
         }
     }
 
-    /// <summary>Keeps every whole snapshot in the folder as a frozen copy of its shard; a file that cannot be read is logged and passed over.</summary>
+    private async Task StopAsync(CancellationToken token)
+    {
+        if (Interlocked.Exchange(ref _changes, null) is { } changes)
+        {
+            await changes.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
     private void Load()
     {
+        var started = time.GetTimestamp();
+        var recoveries = new Dictionary<int, ShardRecovery>();
         if (!Directory.Exists(_folder))
         {
-            return;
+            TryCreateFolder();
         }
 
-        var started = time.GetTimestamp();
-        var (shards, entries) = (0, 0);
-        foreach (var path in Directory.EnumerateFiles(_folder, "shard-*" + Suffix))
+        var changeFiles = Directory.Exists(_folder) ? ChangeFiles() : [];
+        try
         {
-            if (!int.TryParse(Path.GetFileName(path).AsSpan(6, Path.GetFileName(path).Length - 6 - Suffix.Length), out var slot) || slot < 0 || slot >= catalog.SlotCount)
+            foreach (var path in Directory.Exists(_folder) ? Directory.EnumerateFiles(_folder!, "shard-*" + SnapshotSuffix) : [])
             {
-                Unreadable(path, "its name is not that of a shard of this cluster");
+                if (SlotOf(path, "shard-", SnapshotSuffix) is not { } number || number >= catalog.SlotCount)
+                {
+                    Unreadable(path, "its name is not that of a shard of this cluster");
+                }
+                else if (ReadSnapshot(path, (int)number) is { } snapshot)
+                {
+                    var slot = (int)number;
+                    recoveries[slot] = new ShardRecovery(() => catalog.CreateDetached(slot), snapshot);
+                }
+            }
+
+            var gapped = false;
+            foreach (var (_, path) in changeFiles)
+            {
+                gapped |= !Replay(path, recoveries, gapped);
+            }
+
+            var (shards, entries, whole) = Keep(recoveries);
+            (_shardsLoaded, _entriesLoaded) = (shards, entries);
+            if (whole)
+            {
+                // Every shard they changed is written whole again: they hold nothing more.
+                changeFiles.ForEach(file => DeleteQuietly(file.Path));
+            }
+        }
+        finally
+        {
+            foreach (var recovery in recoveries.Values)
+            {
+                recovery.Dispose();
+            }
+        }
+
+        var generation = changeFiles.Count == 0 ? 1 : changeFiles[^1].Generation + 1;
+        var changesPath = Path.Combine(_folder!, $"{ChangesPrefix}{generation:D6}{ChangesSuffix}");
+        try
+        {
+            Volatile.Write(ref _changes, ChangesLog.Create(changesPath, catalog.Options.Persistence.FlushInterval, time, logger));
+        }
+        catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)
+        {
+            // The shards are still written whole as the silo stops, and by SAVE, when the folder takes them by then.
+            LogChangesNotBegun(logger, exception, changesPath);
+        }
+        _loadMilliseconds = (long)time.GetElapsedTime(started).TotalMilliseconds;
+        LogLoaded(logger, _shardsLoaded, _entriesLoaded, _folder!);
+    }
+
+    /// <summary>The changes files in the folder, oldest first.</summary>
+    private List<(long Generation, string Path)> ChangeFiles()
+    {
+        var files = new List<(long Generation, string Path)>();
+        foreach (var path in Directory.EnumerateFiles(_folder!, ChangesPrefix + "*" + ChangesSuffix))
+        {
+            if (SlotOf(path, ChangesPrefix, ChangesSuffix) is { } generation)
+            {
+                files.Add((generation, path));
+            }
+            else
+            {
+                Unreadable(path, "its name is not that of a changes file");
+            }
+        }
+
+        files.Sort(static (a, b) => a.Generation.CompareTo(b.Generation));
+        return files;
+    }
+
+    /// <summary>
+    /// Applies the records of one changes file; false when it stopped short of its end (cut by a crash, or damaged),
+    /// which leaves a gap before the records of the files after it.
+    /// </summary>
+    private bool Replay(string path, Dictionary<int, ShardRecovery> recoveries, bool gapped)
+    {
+        string? problem;
+        try
+        {
+            using var stream = File.OpenRead(path);
+            var reader = RecordReader.Open(stream, out problem);
+            if (reader is { Kind: not RecordFileKind.Changes } other)
+            {
+                (reader, problem) = (null, $"the file is a {other.Kind} file, not a changes file");
+            }
+
+            while (reader is not null && reader.TryRead(out var kind, out var payload))
+            {
+                var (slot, epoch, sequence) = ChangeRecords.ReadStamp(payload);
+                if (slot < 0 || slot >= catalog.SlotCount)
+                {
+                    throw new InvalidDataException($"a record at byte {reader.Offset - payload.Length - RecordFormat.RecordHeaderBytes} names shard {slot}, not one of this cluster's");
+                }
+
+                if (!recoveries.TryGetValue(slot, out var recovery))
+                {
+                    recoveries[slot] = recovery = new ShardRecovery(() => catalog.CreateDetached(slot), null) { Gapped = gapped };
+                }
+
+                switch (kind)
+                {
+                    case ChangeRecords.Batch:
+                        recovery.Batch(epoch, ChangeRecords.ReadBatch(payload));
+                        break;
+                    case ChangeRecords.Began:
+                        recovery.Began(epoch, sequence, ChangeRecords.BeganEmpty(payload));
+                        break;
+                    case ChangeRecords.Saved:
+                        recovery.Saved(epoch, sequence);
+                        break;
+                    case ChangeRecords.Left:
+                        recovery.Left();
+                        break;
+                    default:
+                        throw new InvalidDataException($"a record at byte {reader.Offset - payload.Length - RecordFormat.RecordHeaderBytes} is of unknown kind {kind}");
+                }
+            }
+
+            problem ??= reader?.Problem;
+        }
+        catch (Exception exception) when (exception is IOException or UnauthorizedAccessException or InvalidDataException)
+        {
+            problem = exception.Message;
+        }
+
+        if (problem is null)
+        {
+            return true;
+        }
+
+        Unreadable(path, problem + "; the records before it are loaded");
+        foreach (var recovery in recoveries.Values)
+        {
+            recovery.Gapped = true;
+        }
+
+        return false;
+    }
+
+    /// <summary>
+    /// Keeps each rebuilt shard as a frozen copy, writing again those the changes files changed, and deletes the files
+    /// of shards that left; whether every one was written.
+    /// </summary>
+    private (int Shards, long Entries, bool Whole) Keep(Dictionary<int, ShardRecovery> recoveries)
+    {
+        var (shards, entries, whole) = (0, 0L, true);
+        foreach (var (slot, recovery) in recoveries)
+        {
+            var changed = recovery.Changed;
+            var (shard, epoch, sequence) = recovery.Finish();
+            if (shard is null)
+            {
+                DeleteQuietly(PathOf(slot));
                 continue;
             }
 
-            if (LoadShard(path, slot) is { } loaded)
+            if (changed)
             {
-                shards++;
-                entries += loaded;
+                whole &= Write(slot, epoch, sequence, shard);
             }
+
+            shards++;
+            entries += shard.Count;
+            replicas.KeepStored(slot, epoch, sequence, shard);
         }
 
-        (_shardsLoaded, _entriesLoaded) = (shards, entries);
-        _loadMilliseconds = (long)time.GetElapsedTime(started).TotalMilliseconds;
-        LogLoaded(logger, shards, entries, _folder!);
+        return (shards, entries, whole);
     }
 
-    private int? LoadShard(string path, int slot)
+    private bool Write(int slot, long epoch, long sequence, Shard shard)
+    {
+        try
+        {
+            var chunks = new List<byte[]>();
+            var cursor = 0;
+            var chunk = new System.Buffers.ArrayBufferWriter<byte>();
+            while (shard.WriteChunk(ref cursor, ShardGrain.MigrationChunkBytes, chunk))
+            {
+                chunks.Add(chunk.WrittenSpan.ToArray());
+                chunk.ResetWrittenCount();
+            }
+
+            ShardSnapshotFile.Write(PathOf(slot), slot, new ShardFileStamp(epoch, sequence, time.GetUtcNow().ToUnixTimeMilliseconds()), chunks);
+            return true;
+        }
+        catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)
+        {
+            Interlocked.Increment(ref _shardsNotSaved);
+            LogNotSaved(logger, exception, slot, _folder!);
+            return false;
+        }
+    }
+
+    private (ShardFileStamp Stamp, List<byte[]> Chunks)? ReadSnapshot(string path, int slot)
     {
         (ShardFileStamp Stamp, List<byte[]> Chunks)? snapshot;
         string? problem;
@@ -134,26 +360,57 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
             (snapshot, problem) = (null, exception.Message);
         }
 
-        if (snapshot is not { } found)
+        if (snapshot is null)
         {
             Unreadable(path, problem!);
-            return null;
         }
 
-        var (stamp, chunks) = found;
+        return snapshot;
+    }
 
-        var shard = catalog.CreateDetached(slot);
+    private static long? SlotOf(string path, string prefix, string suffix)
+    {
+        var name = Path.GetFileName(path);
+        return name.Length > prefix.Length + suffix.Length
+            && long.TryParse(name.AsSpan(prefix.Length, name.Length - prefix.Length - suffix.Length), NumberStyles.None, CultureInfo.InvariantCulture, out var number)
+            ? number
+            : null;
+    }
+
+    private SemaphoreSlim SavingGate(int slot)
+    {
+        var gate = Volatile.Read(ref _saving[slot]);
+        if (gate is null)
+        {
+            var made = new SemaphoreSlim(1, 1);
+            gate = Interlocked.CompareExchange(ref _saving[slot], made, null) ?? made;
+        }
+
+        return gate;
+    }
+
+    private void TryCreateFolder()
+    {
         try
         {
-            var installed = chunks.Sum(chunk => shard.Install(chunk));
-            replicas.KeepStored(slot, stamp.Epoch, stamp.Sequence, shard);
-            return installed;
+            Directory.CreateDirectory(_folder!);
         }
-        catch (InvalidDataException exception)
+        catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)
         {
-            shard.Dispose();
-            Unreadable(path, exception.Message);
-            return null;
+            LogChangesNotBegun(logger, exception, _folder!);
+        }
+    }
+
+    private void DeleteQuietly(string path)
+    {
+        try
+        {
+            File.Delete(path);
+        }
+        catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)
+        {
+            // Read again at the next start; what it holds is older than what was written since.
+            LogNotDeleted(logger, exception, path);
         }
     }
 
@@ -163,14 +420,20 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
         LogUnreadable(logger, path, problem);
     }
 
-    private string PathOf(int slot) => Path.Combine(_folder!, $"shard-{slot:D4}{Suffix}");
+    private string PathOf(long slot) => Path.Combine(_folder!, $"shard-{slot:D4}{SnapshotSuffix}");
 
     [LoggerMessage(EventId = LogEvents.ShardNotSaved, Level = LogLevel.Error, Message = "Shard {Shard} could not be written to {Folder} (Cubby:Persistence:Directory); its entries stay in memory only")]
     private static partial void LogNotSaved(ILogger logger, Exception exception, int shard, string folder);
 
-    [LoggerMessage(EventId = LogEvents.ShardsLoaded, Level = LogLevel.Information, Message = "Loaded {Shards} shards with {Entries} entries from {Folder}")]
-    private static partial void LogLoaded(ILogger logger, int shards, int entries, string folder);
+    [LoggerMessage(EventId = LogEvents.ChangesNotWritten, Level = LogLevel.Error, Message = "The changes file {File} (Cubby:Persistence:Directory) could not be made; the shards' changes are not kept on disk until the silo stops or SAVE writes them whole")]
+    private static partial void LogChangesNotBegun(ILogger logger, Exception exception, string file);
 
-    [LoggerMessage(EventId = LogEvents.ShardFileUnreadable, Level = LogLevel.Error, Message = "The shard file {File} was not loaded: {Problem}")]
+    [LoggerMessage(EventId = LogEvents.ShardFileNotDeleted, Level = LogLevel.Warning, Message = "The file {File} could not be deleted; it is read again at the next start")]
+    private static partial void LogNotDeleted(ILogger logger, Exception exception, string file);
+
+    [LoggerMessage(EventId = LogEvents.ShardsLoaded, Level = LogLevel.Information, Message = "Loaded {Shards} shards with {Entries} entries from {Folder}")]
+    private static partial void LogLoaded(ILogger logger, int shards, long entries, string folder);
+
+    [LoggerMessage(EventId = LogEvents.ShardFileUnreadable, Level = LogLevel.Error, Message = "The file {File} was not loaded whole: {Problem}")]
     private static partial void LogUnreadable(ILogger logger, string file, string problem);
 }

@@ -57,7 +57,8 @@ internal static partial class WholeFile
     /// Puts a folder's entries (a rename, a new file) on the disk. .NET opens no folder as a file, so this asks the
     /// system directly; elsewhere than Linux it does nothing, and a power loss right after a rename may undo it.
     /// </summary>
-    private static void FlushDirectory(string directory)
+    /// <summary>Has the file system put the folder's entries (a file made, renamed or deleted in it) on the disk.</summary>
+    public static void FlushDirectory(string directory)
     {
         if (!OperatingSystem.IsLinux())
         {

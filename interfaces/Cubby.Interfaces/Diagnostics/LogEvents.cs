@@ -112,6 +112,12 @@ public static class LogEvents
     /// <summary>A file in a silo's persistence folder could not be read whole; what it held is not loaded.</summary>
     public const int ShardFileUnreadable = 3042;
 
+    /// <summary>A silo could not write its changes file; the changes stay in memory only until a snapshot holds them.</summary>
+    public const int ChangesNotWritten = 3043;
+
+    /// <summary>A file in a silo's persistence folder that is no longer needed could not be deleted.</summary>
+    public const int ShardFileNotDeleted = 3044;
+
     /// <summary>The client connected to the cluster through a gateway.</summary>
     public const int GatewayConnected = 6001;
 

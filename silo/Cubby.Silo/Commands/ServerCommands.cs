@@ -251,9 +251,13 @@ internal static class ServerCommands
         {
             // Redis's fields where they mean the same; loading is always 0, as a silo loads its folder before it serves.
             var (shards, entries, unreadable, milliseconds) = silo.Files?.Loaded ?? default;
+            var changes = silo.Files?.Changes;
             text.Append("# Persistence\r\n")
                 .Append("loading:0\r\n")
-                .Append("aof_enabled:0\r\n")
+                .Append(CultureInfo.InvariantCulture, $"aof_enabled:{(changes is null ? 0 : 1)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"aof_current_size:{changes?.Positions.Appended ?? 0}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"aof_last_write_status:{(changes is { Broken: true } ? "err" : "ok")}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"aof_buffer_length:{(changes is null ? 0 : changes.Positions.Appended - changes.Positions.Durable)}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"rdb_last_load_keys_loaded:{entries}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"cubby_persistence_enabled:{(silo.Files is { Enabled: true } ? 1 : 0)}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"cubby_persistence_directory:{silo.Files?.Folder}\r\n")

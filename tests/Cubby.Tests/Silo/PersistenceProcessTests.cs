@@ -1,4 +1,5 @@
 using Cubby.Sharding;
+using Cubby.Tests.Client;
 using Cubby.Tests.Infrastructure;
 
 namespace Cubby.Tests.Silo;
@@ -45,6 +46,8 @@ public sealed class PersistenceProcessTests : IDisposable
 
         var persistence = (await client.CallAsync("INFO", "persistence")).AsString()!;
         Assert.Contains("loading:0\r\n", persistence);
+        Assert.Contains("aof_enabled:1\r\n", persistence);
+        Assert.Contains("aof_last_write_status:ok\r\n", persistence);
         Assert.Contains($"rdb_last_load_keys_loaded:{Keys + 1}\r\n", persistence);
         Assert.Contains($"cubby_persistence_directory:{_folder.FullName}\r\n", persistence);
         Assert.Contains("cubby_files_unreadable:0\r\n", persistence);
@@ -52,7 +55,7 @@ public sealed class PersistenceProcessTests : IDisposable
     }
 
     [Fact]
-    public async Task A_damaged_file_is_logged_by_name_and_loads_nothing_of_its_shard_while_the_others_load()
+    public async Task A_damaged_snapshot_is_logged_by_name_and_its_shard_is_rebuilt_from_the_changes_file()
     {
         using (var first = await StartAsync())
         {
@@ -60,12 +63,31 @@ public sealed class PersistenceProcessTests : IDisposable
             Assert.Equal(0, await first.StopAsync(StopTimeout));
         }
 
-        var damagedSlot = Shards.SlotOf("key:7");
-        var damaged = Path.Combine(_folder.FullName, $"shard-{damagedSlot:D4}.snapshot");
-        var bytes = await File.ReadAllBytesAsync(damaged);
-        bytes[bytes.Length / 2] ^= 0xFF;
-        await File.WriteAllBytesAsync(damaged, bytes);
+        var damaged = Damage($"shard-{Shards.SlotOf("key:7"):D4}.snapshot");
+        using var second = await StartAsync();
+        await using var client = await RespTestClient.ConnectAsync(second.RespEndPoint);
+        await AssertEveryKeyAsync(client);
+        Assert.Contains($"The file {damaged} was not loaded whole: a record at byte", second.Output);
+        Assert.Contains("cubby_files_unreadable:1\r\n", (await client.CallAsync("INFO", "persistence")).AsString());
+    }
 
+    [Fact]
+    public async Task A_damaged_snapshot_with_no_changes_file_left_loads_nothing_of_its_shard_while_the_others_load()
+    {
+        using (var first = await StartAsync())
+        {
+            await WriteAsync(first);
+            Assert.Equal(0, await first.StopAsync(StopTimeout));
+        }
+
+        // Started again and stopped with nothing changed: the changes file read is gone, the new one holds no entries.
+        using (var again = await StartAsync())
+        {
+            Assert.Equal(0, await again.StopAsync(StopTimeout));
+        }
+
+        var damagedSlot = Shards.SlotOf("key:7");
+        var damaged = Damage($"shard-{damagedSlot:D4}.snapshot");
         using var second = await StartAsync();
         await using var client = await RespTestClient.ConnectAsync(second.RespEndPoint);
         for (var i = 0; i < Keys; i++)
@@ -81,8 +103,104 @@ public sealed class PersistenceProcessTests : IDisposable
             }
         }
 
-        Assert.Contains($"The shard file {damaged} was not loaded: a record at byte", second.Output);
-        Assert.Contains("cubby_files_unreadable:1\r\n", (await client.CallAsync("INFO", "persistence")).AsString());
+        Assert.Contains($"The file {damaged} was not loaded whole: a record at byte", second.Output);
+    }
+
+    [Fact]
+    public async Task With_a_flush_interval_of_zero_every_acknowledged_write_and_delete_survives_a_kill()
+    {
+        using (var first = await StartAsync("--Cubby:Persistence:FlushInterval", "00:00:00"))
+        {
+            await WriteAsync(first);
+            await using (var client = await RespTestClient.ConnectAsync(first.RespEndPoint))
+            {
+                RespAssert.Integer(1, await client.CallAsync("DEL", "key:0"));
+                RespAssert.Ok(await client.CallAsync("SET", "key:2", "changed"));
+            }
+
+            first.Kill();
+        }
+
+        using var second = await StartAsync();
+        await using var reader = await RespTestClient.ConnectAsync(second.RespEndPoint);
+        RespAssert.Null(await reader.CallAsync("GET", "key:0"));
+        RespAssert.Bulk("changed", await reader.CallAsync("GET", "key:2"));
+        for (var i = 3; i < Keys; i++)
+        {
+            RespAssert.Bulk($"value:{i}", await reader.CallAsync("GET", $"key:{i}"));
+        }
+
+        Assert.InRange((await reader.CallAsync("TTL", "key:1")).Integer, 3000, 3600);
+        Assert.Equal(["field", "value"], RespAssert.Strings(await reader.CallAsync("HGETALL", "hash")));
+    }
+
+    [Fact]
+    public async Task A_kill_under_writers_loses_nothing_acknowledged_a_flush_interval_before_it()
+    {
+        var flushInterval = TimeSpan.FromSeconds(1);
+        var acknowledged = new List<(int Index, long At)>();
+        long killedAt;
+        using (var first = await StartAsync("--Cubby:Persistence:FlushInterval", flushInterval.ToString()))
+        {
+            await using var client = await RespTestClient.ConnectAsync(first.RespEndPoint);
+            using var writing = new CancellationTokenSource();
+            var writer = Task.Run(async () =>
+            {
+                // Each write sets one key and removes the one written ten before, so the file holds removals too.
+                for (var i = 0; !writing.IsCancellationRequested; i++)
+                {
+                    RespAssert.Ok(await client.CallAsync("SET", $"seq:{i}", $"value:{i}"));
+                    if (i >= 10)
+                    {
+                        RespAssert.Integer(1, await client.CallAsync("DEL", $"seq:{i - 10}"));
+                    }
+
+                    lock (acknowledged)
+                    {
+                        acknowledged.Add((i, System.Diagnostics.Stopwatch.GetTimestamp()));
+                    }
+                }
+            });
+
+            // Writes for a few flush intervals, then the silo dies mid-stream.
+            await Poll.UntilAsync(
+                () =>
+                {
+                    lock (acknowledged)
+                    {
+                        return Task.FromResult(acknowledged.Count > 0 && System.Diagnostics.Stopwatch.GetElapsedTime(acknowledged[0].At) > flushInterval * 3);
+                    }
+                },
+                TestDeadlines.Call,
+                "writes for three flush intervals");
+            killedAt = System.Diagnostics.Stopwatch.GetTimestamp();
+            first.Kill();
+            writing.Cancel();
+            await Assert.ThrowsAnyAsync<Exception>(() => writer);
+        }
+
+        var safe = acknowledged.Where(write => System.Diagnostics.Stopwatch.GetElapsedTime(write.At, killedAt) > flushInterval).Select(static write => write.Index).ToList();
+        Assert.True(safe.Count > 100, $"only {safe.Count} writes were acknowledged a flush interval before the kill");
+        using var second = await StartAsync();
+        await using var reader = await RespTestClient.ConnectAsync(second.RespEndPoint);
+        var last = safe[^1];
+        for (var i = Math.Max(0, last - 30); i <= last; i++)
+        {
+            // Set by write i, removed by write i + 10: gone when that was safe too, else present, or gone later.
+            var reply = await reader.CallAsync("GET", $"seq:{i}");
+            if (i + 10 <= last)
+            {
+                RespAssert.Null(reply);
+            }
+            else
+            {
+                // Removed by a write that may have run unanswered when the silo died.
+                Assert.True(reply.IsNull ? i + 10 <= acknowledged[^1].Index + 1 : reply.AsString() == $"value:{i}", $"seq:{i} read {reply}");
+            }
+        }
+
+        // The ten keys last written, or eleven when the silo died between a write's set and its removal.
+        Assert.InRange((await reader.CallAsync("DBSIZE")).Integer, 10, 11);
     }
 
     [Fact]
@@ -166,10 +284,17 @@ public sealed class PersistenceProcessTests : IDisposable
                 await using (var info = await RespTestClient.ConnectAsync(first.RespEndPoint))
                 {
                     Assert.Contains("cubby_shards_not_saved:0\r\n", (await info.CallAsync("INFO", "persistence")).AsString());
+
+                    // The changes file filled the disk first: it stops taking changes, and says so.
+                    await Poll.UntilAsync(
+                        async () => (await info.CallAsync("INFO", "persistence")).AsString()!.Contains("aof_last_write_status:err\r\n", StringComparison.Ordinal),
+                        TestDeadlines.Call,
+                        "INFO persistence to report the changes file's failed write");
                 }
 
                 Assert.Equal(0, await first.StopAsync(StopTimeout));
                 Assert.Contains($"could not be written to {_folder.FullName} (Cubby:Persistence:Directory)", first.Output);
+                Assert.Contains($"The changes file {_folder.FullName}/changes-000001.log (Cubby:Persistence:Directory) could not be written", first.Output);
             }
 
             Assert.Empty(_folder.GetFiles("*.writing"));
@@ -197,7 +322,25 @@ public sealed class PersistenceProcessTests : IDisposable
         Assert.True(exitCode == 0, $"{command} {string.Join(' ', arguments)} failed ({exitCode}): {output}{errors}");
     }
 
-    private Task<SiloProcess> StartAsync() => SiloProcess.StartAsync("--Cubby:Persistence:Directory", _folder.FullName);
+    /// <summary>Flips a byte in the middle of the file named <paramref name="name"/> in the folder; returns its path.</summary>
+    private string Damage(string name)
+    {
+        var path = Path.Combine(_folder.FullName, name);
+        var bytes = File.ReadAllBytes(path);
+        bytes[bytes.Length / 2] ^= 0xFF;
+        File.WriteAllBytes(path, bytes);
+        return path;
+    }
+
+    private static async Task AssertEveryKeyAsync(RespTestClient client)
+    {
+        for (var i = 0; i < Keys; i++)
+        {
+            RespAssert.Bulk($"value:{i}", await client.CallAsync("GET", $"key:{i}"));
+        }
+    }
+
+    private Task<SiloProcess> StartAsync(params string[] arguments) => SiloProcess.StartAsync(["--Cubby:Persistence:Directory", _folder.FullName, .. arguments]);
 
     /// <summary>Keys without expiry (even) and with an hour to live (odd), and a hash.</summary>
     private static async Task WriteAsync(SiloProcess silo)

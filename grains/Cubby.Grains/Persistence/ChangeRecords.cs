@@ -1,0 +1,133 @@
+using System.Buffers;
+using System.Buffers.Binary;
+using Cubby.Grains.Replication;
+
+namespace Cubby.Grains.Persistence;
+
+/// <summary>
+/// The records of a silo's changes file (<see cref="ChangesLog"/>), each naming its shard, the epoch of the primary that
+/// wrote it and a sequence number: what a shard's turns changed (<see cref="Batch"/>, a <see cref="ReplicaBatch"/>), a
+/// shard beginning as primary here (<see cref="Began"/>), its snapshot written (<see cref="Saved"/>), and the shard
+/// leaving this silo (<see cref="Left"/>). See docs/persistence.md.
+/// </summary>
+internal static class ChangeRecords
+{
+    /// <summary>A batch of changes, sealed at the end of a turn: each changed key's state then, or its removal.</summary>
+    public const byte Batch = 1;
+
+    /// <summary>The shard became primary here at this epoch and sequence, empty, or with entries its snapshot will hold.</summary>
+    public const byte Began = 2;
+
+    /// <summary>The shard's snapshot file, stamped with this epoch and sequence, is on disk.</summary>
+    public const byte Saved = 3;
+
+    /// <summary>The shard left this silo (it moved, its file went with it).</summary>
+    public const byte Left = 4;
+
+    /// <summary>Slot, epoch and sequence, at the start of every record.</summary>
+    public const int StampBytes = sizeof(int) + (2 * sizeof(long));
+
+    /// <summary>The size of <paramref name="batch"/>'s record payload.</summary>
+    public static int SizeOf(ReplicaBatch batch)
+    {
+        var size = StampBytes + 1 + sizeof(int) + (batch.Upserts?.Length ?? 0) + sizeof(int);
+        foreach (var key in batch.Removed)
+        {
+            size += sizeof(int) + key.Length;
+        }
+
+        return size;
+    }
+
+    /// <summary>Writes <paramref name="batch"/>'s record payload to <paramref name="destination"/> (<see cref="SizeOf"/> bytes).</summary>
+    public static void WriteBatch(Span<byte> destination, int slot, long epoch, ReplicaBatch batch)
+    {
+        var at = WriteStamp(destination, slot, epoch, batch.Sequence);
+        destination[at++] = batch.Cleared ? (byte)1 : (byte)0;
+        var upserts = batch.Upserts ?? [];
+        BinaryPrimitives.WriteInt32LittleEndian(destination[at..], upserts.Length);
+        upserts.CopyTo(destination[(at += sizeof(int))..]);
+        at += upserts.Length;
+        BinaryPrimitives.WriteInt32LittleEndian(destination[at..], batch.Removed.Length);
+        at += sizeof(int);
+        foreach (var key in batch.Removed)
+        {
+            BinaryPrimitives.WriteInt32LittleEndian(destination[at..], key.Length);
+            key.CopyTo(destination[(at += sizeof(int))..]);
+            at += key.Length;
+        }
+    }
+
+    /// <summary>A <see cref="Began"/> record's payload.</summary>
+    public static byte[] BeganPayload(int slot, long epoch, long sequence, bool empty)
+    {
+        var payload = new byte[StampBytes + 1];
+        WriteStamp(payload, slot, epoch, sequence);
+        payload[StampBytes] = empty ? (byte)1 : (byte)0;
+        return payload;
+    }
+
+    /// <summary>A <see cref="Saved"/> or <see cref="Left"/> record's payload.</summary>
+    public static byte[] StampPayload(int slot, long epoch, long sequence)
+    {
+        var payload = new byte[StampBytes];
+        WriteStamp(payload, slot, epoch, sequence);
+        return payload;
+    }
+
+    /// <summary>The slot, epoch and sequence a record's payload starts with.</summary>
+    /// <exception cref="InvalidDataException">The payload is shorter than a stamp.</exception>
+    public static (int Slot, long Epoch, long Sequence) ReadStamp(ReadOnlySpan<byte> payload)
+    {
+        if (payload.Length < StampBytes)
+        {
+            throw new InvalidDataException($"a change record of {payload.Length} bytes is shorter than its stamp ({StampBytes} bytes)");
+        }
+
+        return (BinaryPrimitives.ReadInt32LittleEndian(payload), BinaryPrimitives.ReadInt64LittleEndian(payload[4..]), BinaryPrimitives.ReadInt64LittleEndian(payload[12..]));
+    }
+
+    /// <summary>Whether a <see cref="Began"/> record says the shard began empty.</summary>
+    public static bool BeganEmpty(ReadOnlySpan<byte> payload) => payload.Length > StampBytes && payload[StampBytes] == 1;
+
+    /// <summary>The batch a <see cref="Batch"/> record holds.</summary>
+    /// <exception cref="InvalidDataException">Its lengths do not fit the payload.</exception>
+    public static ReplicaBatch ReadBatch(ReadOnlySpan<byte> payload)
+    {
+        var (_, _, sequence) = ReadStamp(payload);
+        var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>(payload[StampBytes..].ToArray()));
+        if (!reader.TryRead(out var cleared) || !reader.TryReadLittleEndian(out int upsertBytes) || upsertBytes < 0 || upsertBytes > reader.Remaining)
+        {
+            throw new InvalidDataException("a change record's upserts do not fit in it");
+        }
+
+        var upserts = upsertBytes == 0 ? null : reader.UnreadSequence.Slice(0, upsertBytes).ToArray();
+        reader.Advance(upsertBytes);
+        if (!reader.TryReadLittleEndian(out int removedCount) || removedCount < 0 || removedCount > reader.Remaining / sizeof(int))
+        {
+            throw new InvalidDataException("a change record's removed keys do not fit in it");
+        }
+
+        var removed = new byte[removedCount][];
+        for (var i = 0; i < removedCount; i++)
+        {
+            if (!reader.TryReadLittleEndian(out int keyBytes) || keyBytes < 0 || keyBytes > reader.Remaining)
+            {
+                throw new InvalidDataException("a change record's removed key does not fit in it");
+            }
+
+            removed[i] = reader.UnreadSequence.Slice(0, keyBytes).ToArray();
+            reader.Advance(keyBytes);
+        }
+
+        return new ReplicaBatch(sequence, cleared == 1, upserts, removed);
+    }
+
+    private static int WriteStamp(Span<byte> destination, int slot, long epoch, long sequence)
+    {
+        BinaryPrimitives.WriteInt32LittleEndian(destination, slot);
+        BinaryPrimitives.WriteInt64LittleEndian(destination[4..], epoch);
+        BinaryPrimitives.WriteInt64LittleEndian(destination[12..], sequence);
+        return StampBytes;
+    }
+}

@@ -1,0 +1,157 @@
+using Cubby.Grains.Replication;
+
+namespace Cubby.Grains.Persistence;
+
+/// <summary>
+/// Rebuilds one shard as this silo last held it, from its snapshot file and the records of the changes files read in
+/// the order they were appended (docs/persistence.md, "Restart"). Changes apply on top of a base: the snapshot file
+/// when no record came before, an empty shard that began here, or, for a shard that began here with entries, its
+/// snapshot once the changes file says it was written (the batches since it began are held until then). A shard that
+/// began with entries whose snapshot never came (the silo died first) falls back to what it was before it began. A
+/// snapshot of the same epoch that stands later than the records (written after the changes file stopped taking them)
+/// wins over them.
+/// </summary>
+internal sealed class ShardRecovery(Func<Shard> create, (ShardFileStamp Stamp, List<byte[]> Chunks)? file) : IDisposable
+{
+    private State _state = file is { } found ? new State(Load(create, found.Chunks), found.Stamp.Epoch, found.Stamp.Sequence) : default;
+    private State _fallback;
+    private long? _awaitedEpoch;
+    private List<ReplicaBatch>? _awaited;
+
+    /// <summary>Whether any record changed what the snapshot file holds, so the shard must be written again.</summary>
+    public bool Changed { get; private set; }
+
+    /// <summary>Whether the history has a gap before this point (a changes file cut short before the last): changes do not apply until a new base.</summary>
+    public bool Gapped { get; set; }
+
+    public void Began(long epoch, long sequence, bool empty)
+    {
+        Changed = true;
+        if (empty)
+        {
+            Replace(ref _state, new State(create(), epoch, sequence));
+            ForgetAwaited();
+            Gapped = false;
+            return;
+        }
+
+        // The entries it began with are in no record here: wait for its snapshot, and keep what it was until then.
+        if (_awaitedEpoch is null)
+        {
+            Replace(ref _fallback, _state);
+            _state = default;
+        }
+
+        (_awaitedEpoch, _awaited) = (epoch, []);
+    }
+
+    public void Batch(long epoch, ReplicaBatch batch)
+    {
+        Changed = true;
+        if (_awaitedEpoch == epoch)
+        {
+            _awaited!.Add(batch);
+        }
+        else if (!Gapped && _state.Shard is { } shard && _state.Epoch == epoch && batch.Sequence > _state.Sequence)
+        {
+            shard.Apply(batch);
+            _state = _state with { Sequence = batch.Sequence };
+        }
+    }
+
+    public void Saved(long epoch, long sequence)
+    {
+        Changed = true;
+        if (file is not { } found || found.Stamp.Epoch != epoch || found.Stamp.Sequence != sequence || (_awaitedEpoch != epoch && !Gapped && _state.Shard is not null))
+        {
+            // An earlier snapshot, since replaced; or the one on disk while the shard's history here is whole anyway.
+            return;
+        }
+
+        Replace(ref _state, new State(Load(create, found.Chunks), epoch, sequence));
+        foreach (var batch in _awaitedEpoch == epoch ? _awaited! : [])
+        {
+            if (batch.Sequence > _state.Sequence)
+            {
+                _state.Shard!.Apply(batch);
+                _state = _state with { Sequence = batch.Sequence };
+            }
+        }
+
+        ForgetAwaited();
+        Gapped = false;
+    }
+
+    public void Left()
+    {
+        Changed = true;
+        Replace(ref _state, default);
+        ForgetAwaited();
+    }
+
+    /// <summary>The shard rebuilt (null: it is not held here), with the epoch and sequence it stands at; the caller owns it.</summary>
+    public (Shard? Shard, long Epoch, long Sequence) Finish()
+    {
+        // A snapshot written after the changes file stopped taking records (a full disk) is newer than they say.
+        if (file is { Stamp: var stamp })
+        {
+            if (_awaitedEpoch == stamp.Epoch)
+            {
+                Saved(stamp.Epoch, stamp.Sequence);
+            }
+            else if (_awaitedEpoch is null && _state.Shard is not null && _state.Epoch == stamp.Epoch && stamp.Sequence > _state.Sequence)
+            {
+                Replace(ref _state, new State(Load(create, file.Value.Chunks), stamp.Epoch, stamp.Sequence));
+            }
+        }
+
+        var (shard, epoch, sequence) = _awaitedEpoch is null ? _state : _fallback;
+        (_state, _fallback) = (default, default);
+        Dispose();
+        return (shard, epoch, sequence);
+    }
+
+    public void Dispose()
+    {
+        _state.Shard?.Dispose();
+        _fallback.Shard?.Dispose();
+        (_state, _fallback) = (default, default);
+    }
+
+    private void ForgetAwaited()
+    {
+        Replace(ref _fallback, default);
+        (_awaitedEpoch, _awaited) = (null, null);
+    }
+
+    private static void Replace(ref State state, State next)
+    {
+        if (!ReferenceEquals(state.Shard, next.Shard))
+        {
+            state.Shard?.Dispose();
+        }
+
+        state = next;
+    }
+
+    private static Shard Load(Func<Shard> create, List<byte[]> chunks)
+    {
+        var shard = create();
+        try
+        {
+            foreach (var chunk in chunks)
+            {
+                shard.Install(chunk);
+            }
+
+            return shard;
+        }
+        catch
+        {
+            shard.Dispose();
+            throw;
+        }
+    }
+
+    private readonly record struct State(Shard? Shard, long Epoch, long Sequence);
+}

@@ -58,6 +58,18 @@ internal sealed partial class Shard
         }
     }
 
+    /// <summary>The epoch this shard appends its changes to a changes file at; null when it appends to none.</summary>
+    public long? LogEpoch
+    {
+        get
+        {
+            lock (_turn)
+            {
+                return _log is null ? null : _logEpoch;
+            }
+        }
+    }
+
     /// <summary>Whether changes are recorded for a batch: for the changes file, or for replicas.</summary>
     private bool Recording => _log is not null || _replicator!.Recording;
 

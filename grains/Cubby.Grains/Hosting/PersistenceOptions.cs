@@ -19,6 +19,13 @@ public sealed class PersistenceOptions
     /// </summary>
     public TimeSpan FlushInterval { get; set; } = TimeSpan.FromSeconds(1);
 
+    /// <summary>
+    /// How large the changes file grows before the silo begins a new one: it then writes every shard it holds whole, and
+    /// deletes the older file, which holds nothing more. It waits too until the file is larger than the shards written
+    /// when it began, as Redis rewrites its AOF once it has grown by 100 % and past 64 MiB.
+    /// </summary>
+    public long ChangesFileMinBytes { get; set; } = 64L * 1024 * 1024;
+
     /// <summary>Whether shards are kept on disk.</summary>
     internal bool Enabled => !string.IsNullOrEmpty(Directory);
 }

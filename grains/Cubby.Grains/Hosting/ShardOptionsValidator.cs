@@ -20,6 +20,7 @@ internal static class ShardOptionsValidator
         require(options.ActiveExpirySamples is >= 1 and <= 1000, $"Cubby:ActiveExpirySamples must be between 1 and 1000 (was {options.ActiveExpirySamples}).");
         require(string.IsNullOrEmpty(options.Persistence.Directory) || !string.IsNullOrWhiteSpace(options.Persistence.Directory), "Cubby:Persistence:Directory must name a folder when it is set (was only spaces).");
         require(options.Persistence.FlushInterval >= TimeSpan.Zero && options.Persistence.FlushInterval <= TimeSpan.FromHours(1), $"Cubby:Persistence:FlushInterval must be from 0 (every write waits for the disk) to 1 hour (was {options.Persistence.FlushInterval}).");
+        require(options.Persistence.ChangesFileMinBytes >= 4096, $"Cubby:Persistence:ChangesFileMinBytes must be at least 4096 (was {options.Persistence.ChangesFileMinBytes}).");
         require(options.Replicas is >= 0 and <= 2, $"Cubby:Replicas must be 0, 1 or 2 (was {options.Replicas}).");
         require(options.TrackingTableMaxKeys >= 0, $"Cubby:TrackingTableMaxKeys must be 0 (no limit) or more (was {options.TrackingTableMaxKeys}).");
         require(options.FullSweepInterval > TimeSpan.Zero, $"Cubby:FullSweepInterval must be positive (was {options.FullSweepInterval}).");

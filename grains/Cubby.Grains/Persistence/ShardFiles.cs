@@ -18,7 +18,7 @@ namespace Cubby.Grains.Persistence;
 /// Design: <c>docs/persistence.md</c>.
 /// </summary>
 internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas replicas, TimeProvider time, ILogger<ShardFiles> logger)
-    : ILifecycleParticipant<ISiloLifecycle>
+    : ILifecycleParticipant<ISiloLifecycle>, IDisposable
 {
     private const string SnapshotSuffix = ".snapshot";
     private const string ChangesPrefix = "changes-";
@@ -33,6 +33,14 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     private long _loadMilliseconds;
     private int _shardsNotSaved;
     private ChangesLog? _changes;
+    private long _generation;
+    private long _rollAt;
+    private readonly SemaphoreSlim _rolling = new(1, 1);
+    private readonly CancellationTokenSource _stopping = new();
+    private Task _watching = Task.CompletedTask;
+
+    /// <summary>How often the size of the changes file is looked at.</summary>
+    private static readonly TimeSpan SizeCheckPeriod = TimeSpan.FromSeconds(1);
 
     /// <summary>Whether shards are kept on disk.</summary>
     public bool Enabled => _folder is not null;
@@ -57,16 +65,78 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     /// </summary>
     public void Began(int slot, long epoch, Shard shard)
     {
-        if (Changes is not { } changes)
+        var empty = shard.Count == 0;
+        ChangesLog? logged = null;
+
+        // A new changes file begun meanwhile (RollAsync) may not have found this shard yet: it begins there too.
+        while (Changes is { } changes && !ReferenceEquals(changes, logged))
         {
-            return;
+            shard.LogTo(changes, epoch, begin: sequence => changes.Append(ChangeRecords.Began, ChangeRecords.BeganPayload(slot, epoch, sequence, empty)));
+            logged = changes;
         }
 
-        var empty = shard.Count == 0;
-        shard.LogTo(changes, epoch, begin: sequence => changes.Append(ChangeRecords.Began, ChangeRecords.BeganPayload(slot, epoch, sequence, empty)));
-        if (!empty)
+        if (logged is not null && !empty)
         {
             _ = SaveAsync(slot, epoch, shard);
+        }
+    }
+
+    /// <summary>
+    /// Begins a new changes file and writes every shard held here whole, each with a record of it in the new file; then
+    /// deletes the older changes files, which hold nothing the snapshots do not (kept when a shard could not be
+    /// written). False when it did not begin (no folder, a roll under way, the file could not be made) or a shard
+    /// could not be written.
+    /// </summary>
+    public async Task<bool> RollAsync()
+    {
+        if (_folder is null || !await _rolling.WaitAsync(0).ConfigureAwait(false))
+        {
+            return false;
+        }
+
+        try
+        {
+            var earlier = Changes;
+            if (BeginChanges() is not { } next)
+            {
+                return false;
+            }
+
+            var (whole, bytes) = (true, 0L);
+            for (var slot = 0; slot < catalog.SlotCount; slot++)
+            {
+                if (catalog.Find(slot) is { LogEpoch: { } epoch } shard)
+                {
+                    var held = slot;
+                    shard.LogTo(next, epoch, begin: sequence => next.Append(ChangeRecords.Began, ChangeRecords.BeganPayload(held, epoch, sequence, empty: false)));
+                    whole &= await SaveAsync(slot, epoch, shard).ConfigureAwait(false);
+                    bytes += SizeOf(PathOf(slot));
+                }
+            }
+
+            if (earlier is not null)
+            {
+                await earlier.DisposeAsync().ConfigureAwait(false);
+            }
+
+            if (whole)
+            {
+                foreach (var (generation, path) in ChangeFiles())
+                {
+                    if (generation < Interlocked.Read(ref _generation))
+                    {
+                        DeleteQuietly(path);
+                    }
+                }
+            }
+
+            Volatile.Write(ref _rollAt, Math.Max(catalog.Options.Persistence.ChangesFileMinBytes, bytes));
+            LogRolled(logger, next.Path, whole);
+            return whole;
+        }
+        finally
+        {
+            _rolling.Release();
         }
     }
 
@@ -95,6 +165,11 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
         {
             Interlocked.Increment(ref _shardsNotSaved);
             LogNotSaved(logger, exception, slot, _folder);
+            return false;
+        }
+        catch (ObjectDisposedException)
+        {
+            // Deactivated meanwhile: it left (its changes file says so) or was written as the silo stopped.
             return false;
         }
         finally
@@ -133,8 +208,21 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
         }
     }
 
+    public void Dispose()
+    {
+        _stopping.Dispose();
+        _rolling.Dispose();
+        foreach (var gate in _saving)
+        {
+            gate?.Dispose();
+        }
+    }
+
     private async Task StopAsync(CancellationToken token)
     {
+        await _stopping.CancelAsync().ConfigureAwait(false);
+        await _watching.ConfigureAwait(false);
+        await _rolling.WaitAsync(CancellationToken.None).ConfigureAwait(false);
         if (Interlocked.Exchange(ref _changes, null) is { } changes)
         {
             await changes.DisposeAsync().ConfigureAwait(false);
@@ -188,19 +276,63 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
             }
         }
 
-        var generation = changeFiles.Count == 0 ? 1 : changeFiles[^1].Generation + 1;
-        var changesPath = Path.Combine(_folder!, $"{ChangesPrefix}{generation:D6}{ChangesSuffix}");
+        _generation = changeFiles.Count == 0 ? 0 : changeFiles[^1].Generation;
+        _rollAt = catalog.Options.Persistence.ChangesFileMinBytes;
+        BeginChanges();
+        _watching = WatchSizeAsync(_stopping.Token);
+        _loadMilliseconds = (long)time.GetElapsedTime(started).TotalMilliseconds;
+        LogLoaded(logger, _shardsLoaded, _entriesLoaded, _folder!);
+    }
+
+    /// <summary>Makes the next changes file and has shards that begin from now on append to it; null when it could not be made (logged).</summary>
+    private ChangesLog? BeginChanges()
+    {
+        var path = Path.Combine(_folder!, $"{ChangesPrefix}{Interlocked.Increment(ref _generation):D6}{ChangesSuffix}");
         try
         {
-            Volatile.Write(ref _changes, ChangesLog.Create(changesPath, catalog.Options.Persistence.FlushInterval, time, logger));
+            var changes = ChangesLog.Create(path, catalog.Options.Persistence.FlushInterval, time, logger);
+            Volatile.Write(ref _changes, changes);
+            return changes;
         }
         catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)
         {
             // The shards are still written whole as the silo stops, and by SAVE, when the folder takes them by then.
-            LogChangesNotBegun(logger, exception, changesPath);
+            LogChangesNotBegun(logger, exception, path);
+            return null;
         }
-        _loadMilliseconds = (long)time.GetElapsedTime(started).TotalMilliseconds;
-        LogLoaded(logger, _shardsLoaded, _entriesLoaded, _folder!);
+    }
+
+    /// <summary>Begins a new changes file whenever this one has grown past <see cref="_rollAt"/>.</summary>
+    private async Task WatchSizeAsync(CancellationToken token)
+    {
+        while (!token.IsCancellationRequested)
+        {
+            try
+            {
+                await Task.Delay(SizeCheckPeriod, time, token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                return;
+            }
+
+            if (Changes is { } changes && changes.Positions.Appended >= Volatile.Read(ref _rollAt))
+            {
+                await RollAsync().ConfigureAwait(false);
+            }
+        }
+    }
+
+    private static long SizeOf(string path)
+    {
+        try
+        {
+            return new FileInfo(path).Length;
+        }
+        catch (IOException)
+        {
+            return 0;
+        }
     }
 
     /// <summary>The changes files in the folder, oldest first.</summary>
@@ -425,11 +557,14 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     [LoggerMessage(EventId = LogEvents.ShardNotSaved, Level = LogLevel.Error, Message = "Shard {Shard} could not be written to {Folder} (Cubby:Persistence:Directory); its entries stay in memory only")]
     private static partial void LogNotSaved(ILogger logger, Exception exception, int shard, string folder);
 
-    [LoggerMessage(EventId = LogEvents.ChangesNotWritten, Level = LogLevel.Error, Message = "The changes file {File} (Cubby:Persistence:Directory) could not be made; the shards' changes are not kept on disk until the silo stops or SAVE writes them whole")]
+    [LoggerMessage(EventId = LogEvents.ChangesFileNotBegun, Level = LogLevel.Error, Message = "The changes file {File} (Cubby:Persistence:Directory) could not be made; the shards' changes are not kept on disk until the silo stops or SAVE writes them whole")]
     private static partial void LogChangesNotBegun(ILogger logger, Exception exception, string file);
 
     [LoggerMessage(EventId = LogEvents.ShardFileNotDeleted, Level = LogLevel.Warning, Message = "The file {File} could not be deleted; it is read again at the next start")]
     private static partial void LogNotDeleted(ILogger logger, Exception exception, string file);
+
+    [LoggerMessage(EventId = LogEvents.ChangesFileBegun, Level = LogLevel.Information, Message = "Began the changes file {File} and wrote every shard held here whole (all written: {Whole})")]
+    private static partial void LogRolled(ILogger logger, string file, bool whole);
 
     [LoggerMessage(EventId = LogEvents.ShardsLoaded, Level = LogLevel.Information, Message = "Loaded {Shards} shards with {Entries} entries from {Folder}")]
     private static partial void LogLoaded(ILogger logger, int shards, long entries, string folder);

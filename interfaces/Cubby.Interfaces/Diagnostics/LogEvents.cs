@@ -118,6 +118,12 @@ public static class LogEvents
     /// <summary>A file in a silo's persistence folder that is no longer needed could not be deleted.</summary>
     public const int ShardFileNotDeleted = 3044;
 
+    /// <summary>A silo began a new changes file, writing every shard it holds whole.</summary>
+    public const int ChangesFileBegun = 3045;
+
+    /// <summary>A silo could not make a new changes file; shards are kept on disk only when written whole.</summary>
+    public const int ChangesFileNotBegun = 3046;
+
     /// <summary>The client connected to the cluster through a gateway.</summary>
     public const int GatewayConnected = 6001;
 

@@ -204,6 +204,39 @@ public sealed class PersistenceProcessTests : IDisposable
     }
 
     [Fact]
+    public async Task A_changes_file_past_its_size_begins_again_with_the_shards_written_whole_and_a_kill_then_loses_nothing()
+    {
+        using (var first = await StartAsync("--Cubby:Persistence:FlushInterval", "00:00:00", "--Cubby:Persistence:ChangesFileMinBytes", "65536"))
+        {
+            await using var client = await RespTestClient.ConnectAsync(first.RespEndPoint);
+            for (var i = 0; i < Keys; i++)
+            {
+                RespAssert.Ok(await client.CallAsync("SET", $"key:{i}", new string('v', 500)));
+            }
+
+            // 400 writes of half a kilobyte: past 64 KiB, so a new file begins, and the first goes.
+            await Poll.UntilAsync(
+                () => Task.FromResult(first.Output.Contains("Began the changes file", StringComparison.Ordinal) && _folder.GetFiles("changes-*.log").Length == 1),
+                TestDeadlines.Call,
+                "a new changes file, and the first one deleted");
+            Assert.DoesNotContain(_folder.GetFiles("changes-*.log"), static file => file.Name == "changes-000001.log");
+            for (var i = 0; i < Keys; i += 2)
+            {
+                RespAssert.Ok(await client.CallAsync("SET", $"key:{i}", $"value:{i}"));
+            }
+
+            first.Kill();
+        }
+
+        using var second = await StartAsync();
+        await using var reader = await RespTestClient.ConnectAsync(second.RespEndPoint);
+        for (var i = 0; i < Keys; i++)
+        {
+            RespAssert.Bulk(i % 2 == 0 ? $"value:{i}" : new string('v', 500), await reader.CallAsync("GET", $"key:{i}"));
+        }
+    }
+
+    [Fact]
     public async Task A_two_silo_cluster_stopped_one_silo_after_the_other_and_started_again_serves_every_entry()
     {
         var (primaryFolder, joinerFolder) = (Path.Combine(_folder.FullName, "primary"), Path.Combine(_folder.FullName, "joiner"));

@@ -34,6 +34,7 @@ internal sealed partial class ChangesLog : IAsyncDisposable
     private long _appended;
     private long _durable;
     private long _failures;
+    private long _batches;
     private long _fileLength;
     private volatile bool _broken;
 
@@ -71,6 +72,18 @@ internal sealed partial class ChangesLog : IAsyncDisposable
         }
     }
 
+    /// <summary>How many batches were appended.</summary>
+    public long Batches
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _batches;
+            }
+        }
+    }
+
     /// <summary>How many flushes failed.</summary>
     public long Failures => Interlocked.Read(ref _failures);
 
@@ -95,6 +108,7 @@ internal sealed partial class ChangesLog : IAsyncDisposable
             ChangeRecords.WriteBatch(record[RecordFormat.RecordHeaderBytes..], slot, epoch, batch);
             RecordFormat.WriteRecordHeader(record, ChangeRecords.Batch, record[RecordFormat.RecordHeaderBytes..]);
             _appending.Advance(record.Length);
+            _batches++;
             return _appended += record.Length;
         }
     }

@@ -34,6 +34,7 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     private int _shardsNotSaved;
     private ChangesLog? _changes;
     private long _generation;
+    private long _earlierBatches;
     private long _rollAt;
     private readonly SemaphoreSlim _rolling = new(1, 1);
     private readonly CancellationTokenSource _stopping = new();
@@ -50,6 +51,9 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
 
     /// <summary>The changes file the shards held here append to, once the silo has loaded its folder.</summary>
     public ChangesLog? Changes => Volatile.Read(ref _changes);
+
+    /// <summary>How many batches of changes the shards held here appended since the silo started.</summary>
+    public long ChangesRecorded => Interlocked.Read(ref _earlierBatches) + (Changes?.Batches ?? 0);
 
     /// <summary>What the silo loaded as it started.</summary>
     public (int Shards, long Entries, int Unreadable, long Milliseconds) Loaded =>
@@ -117,6 +121,7 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
             if (earlier is not null)
             {
                 await earlier.DisposeAsync().ConfigureAwait(false);
+                Interlocked.Add(ref _earlierBatches, earlier.Batches);
             }
 
             if (whole)

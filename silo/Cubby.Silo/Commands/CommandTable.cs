@@ -48,7 +48,9 @@ internal sealed class CommandTable
         new("dbsize", 1, WholeKeyspaceCommands.DbSize, Read) { WholeKeyspace = true },
         new("flushall", -1, WholeKeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },
         new("flushdb", -1, WholeKeyspaceCommands.FlushAll, WriteSlow) { WholeKeyspace = true },
-        new("save", 1, WholeKeyspaceCommands.Save, Admin) { WholeKeyspace = true },
+        new("save", 1, PersistenceCommands.Save, Admin) { WholeKeyspace = true },
+        new("bgsave", -1, PersistenceCommands.BackgroundSave, Admin),
+        new("lastsave", 1, PersistenceCommands.LastSave, Admin),
 
         // Transactions
         new("multi", 1, TransactionCommands.Multi, Transaction) { ControlsTransaction = true },

@@ -77,7 +77,7 @@ internal static class ServerCommands
             var parameters = new (string Name, string Value)[]
             {
                 ("save", string.Empty),
-                ("appendonly", "no"),
+                ("appendonly", session.Silo.Files?.Changes is null ? "no" : "yes"),
                 ("databases", "1"),
                 ("replica-read-only", "yes"),
                 ("slave-read-only", "yes"),
@@ -258,6 +258,10 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"aof_current_size:{changes?.Positions.Appended ?? 0}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"aof_last_write_status:{(changes is { Broken: true } ? "err" : "ok")}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"aof_buffer_length:{(changes is null ? 0 : changes.Positions.Appended - changes.Positions.Durable)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"rdb_changes_since_last_save:{Math.Max(0, (silo.Files?.ChangesRecorded ?? 0) - silo.Saves.ChangesAtLastSave)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"rdb_bgsave_in_progress:{(silo.Saves.InBackground ? 1 : 0)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"rdb_last_save_time:{silo.Saves.LastSave}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"rdb_last_bgsave_status:{(silo.Saves.LastSucceeded ? "ok" : "err")}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"rdb_last_load_keys_loaded:{entries}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"cubby_persistence_enabled:{(silo.Files is { Enabled: true } ? 1 : 0)}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"cubby_persistence_directory:{silo.Files?.Folder}\r\n")

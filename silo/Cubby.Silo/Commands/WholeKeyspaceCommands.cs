@@ -71,9 +71,6 @@ internal static class WholeKeyspaceCommands
 
     public static void DbSize(ClientSession session, RespRequest request) => session.Defer(ClusterKeyspace.DbSizeAsync(session));
 
-    /// <summary>SAVE: every shard written to its silo's persistence folder before the reply (<see cref="ClusterKeyspace.SaveAsync"/>).</summary>
-    public static void Save(ClientSession session, RespRequest request) => session.Defer(ClusterKeyspace.SaveAsync(session));
-
     public static void FlushAll(ClientSession session, RespRequest request)
     {
         if (request.Count > 2 || (request.Count == 2 && !Arguments.Is(request[1], "ASYNC") && !Arguments.Is(request[1], "SYNC")))

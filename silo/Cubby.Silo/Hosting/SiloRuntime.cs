@@ -49,6 +49,9 @@ internal sealed class SiloRuntime(
     /// <summary>This silo's shards on disk (<c>Cubby:Persistence</c>); null without Orleans.</summary>
     public Grains.Persistence.ShardFiles? Files => files;
 
+    /// <summary>The saves of the cluster this silo ran (SAVE, BGSAVE).</summary>
+    public ClusterSaves Saves { get; } = new(catalog.Time);
+
     /// <summary>The way to every shard through Orleans, wherever it is active.</summary>
     public IGrainFactory Grains => grains ?? throw new InvalidOperationException(NoOrleans);
 

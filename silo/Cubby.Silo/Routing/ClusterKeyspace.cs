@@ -2,6 +2,7 @@ using Cubby.Grains;
 using Cubby.Grains.Commands;
 using Cubby.Sharding;
 using Cubby.Silo.Commands;
+using Cubby.Silo.Hosting;
 using Cubby.Silo.Protocol;
 
 namespace Cubby.Silo.Routing;
@@ -38,21 +39,41 @@ internal static class ClusterKeyspace
     /// </summary>
     public static async ValueTask SaveAsync(ClientSession session)
     {
-        var slots = Enumerable.Range(0, session.Silo.Catalog.SlotCount).ToList();
-        if (await ShardsAsync(session, slots, static grain => grain.Save()).ConfigureAwait(false) is not { } saved)
-        {
-            return;
-        }
-
-        var failed = saved.Count(static written => !written);
+        var (failed, total) = await SaveEveryShardAsync(session.Silo).ConfigureAwait(false);
+        await session.ReplyTurnAsync().ConfigureAwait(false);
         if (failed == 0)
         {
             session.Writer.WriteOk();
         }
         else
         {
-            session.Writer.WriteError($"ERR {failed} of {saved.Length} shards could not be saved: a silo keeps no Cubby:Persistence:Directory, or could not write to it (see its log)");
+            session.Writer.WriteError($"ERR {failed} of {total} shards could not be saved: a silo keeps no Cubby:Persistence:Directory, or could not write to it (see its log)");
         }
+    }
+
+    /// <summary>
+    /// Writes every shard of the cluster to its silo's folder, through its grain; how many could not be (no folder, a
+    /// write that failed, a shard that did not answer). The end is noted in <see cref="SiloRuntime.Saves"/>.
+    /// </summary>
+    public static async Task<(int Failed, int Total)> SaveEveryShardAsync(SiloRuntime silo)
+    {
+        var slots = silo.Catalog.SlotCount;
+        var calls = Enumerable.Range(0, slots).Select(slot => ShardRelay.CallAsync(silo, grains => grains.GetGrain<IShardGrain>(slot).Save())).ToArray();
+        var failed = 0;
+        foreach (var call in calls)
+        {
+            try
+            {
+                failed += await call.ConfigureAwait(false) ? 0 : 1;
+            }
+            catch (Exception exception) when (exception is not OutOfMemoryException)
+            {
+                failed++;
+            }
+        }
+
+        silo.Saves.Ended(failed == 0, silo.Files?.ChangesRecorded ?? 0);
+        return (failed, slots);
     }
 
     public static async ValueTask KeysAsync(ClientSession session, byte[] pattern)

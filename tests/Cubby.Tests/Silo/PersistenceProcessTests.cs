@@ -270,31 +270,47 @@ public sealed class PersistenceProcessTests : IDisposable
         SiloProcess.StartAsync("--Cubby:Persistence:Directory", folder, "--Cubby:Clustering:Mode", "Development", "--Cubby:Clustering:PrimaryEndpoint", $"127.0.0.1:{primary.SiloPort}");
 
     [Fact]
-    public async Task What_SAVE_wrote_survives_a_kill_and_SAVE_without_a_folder_says_why_it_cannot()
+    public async Task What_SAVE_and_BGSAVE_wrote_survives_a_kill_that_loses_the_changes_not_flushed_and_without_a_folder_they_say_why_not()
     {
-        using (var first = await StartAsync())
+        // An hour between flushes: after the kill only what SAVE and BGSAVE wrote is left.
+        using (var first = await StartAsync("--Cubby:Persistence:FlushInterval", "01:00:00"))
         {
+            await using var client = await RespTestClient.ConnectAsync(first.RespEndPoint);
+            var started = (await client.CallAsync("LASTSAVE")).Integer;
+            Assert.InRange(started, DateTimeOffset.UtcNow.ToUnixTimeSeconds() - 120, DateTimeOffset.UtcNow.ToUnixTimeSeconds());
             await WriteAsync(first);
-            await using (var client = await RespTestClient.ConnectAsync(first.RespEndPoint))
-            {
-                RespAssert.Ok(await client.CallAsync("SAVE"));
-            }
+            Assert.Matches(@"rdb_changes_since_last_save:[1-9]\d*\r\n", (await client.CallAsync("INFO", "persistence")).AsString());
+            RespAssert.Ok(await client.CallAsync("SAVE"));
+            Assert.Contains("rdb_changes_since_last_save:0\r\n", (await client.CallAsync("INFO", "persistence")).AsString());
 
+            RespAssert.Ok(await client.CallAsync("SET", "after:save", "by bgsave"));
+            RespAssert.SimpleString("Background saving started", await client.CallAsync("BGSAVE"));
+            await Poll.UntilAsync(
+                async () => (await client.CallAsync("INFO", "persistence")).AsString()!.Contains("rdb_bgsave_in_progress:0\r\n", StringComparison.Ordinal),
+                TestDeadlines.Call,
+                "the BGSAVE to end");
+            var persistence = (await client.CallAsync("INFO", "persistence")).AsString()!;
+            Assert.Contains("rdb_last_bgsave_status:ok\r\n", persistence);
+            Assert.Contains("rdb_changes_since_last_save:0\r\n", persistence);
+            Assert.InRange((await client.CallAsync("LASTSAVE")).Integer, started, DateTimeOffset.UtcNow.ToUnixTimeSeconds());
+            RespAssert.Error("ERR syntax error", await client.CallAsync("BGSAVE", "NOW"));
+
+            RespAssert.Ok(await client.CallAsync("SET", "after:bgsave", "not flushed"));
             first.Kill();
         }
 
         using (var second = await StartAsync())
         {
             await using var client = await RespTestClient.ConnectAsync(second.RespEndPoint);
-            for (var i = 0; i < Keys; i++)
-            {
-                RespAssert.Bulk($"value:{i}", await client.CallAsync("GET", $"key:{i}"));
-            }
+            await AssertEveryKeyAsync(client);
+            RespAssert.Bulk("by bgsave", await client.CallAsync("GET", "after:save"));
+            RespAssert.Null(await client.CallAsync("GET", "after:bgsave"));
         }
 
         using var without = await SiloProcess.StartAsync();
         await using var plain = await RespTestClient.ConnectAsync(without.RespEndPoint);
         RespAssert.Error("ERR 1024 of 1024 shards could not be saved: a silo keeps no Cubby:Persistence:Directory", await plain.CallAsync("SAVE"));
+        RespAssert.Error("ERR this silo keeps no Cubby:Persistence:Directory, so there is nowhere to save to", await plain.CallAsync("BGSAVE"));
     }
 
     [Fact]

@@ -17,7 +17,7 @@ public sealed class ServerCommandTests(SharedSiloFixture fixture) : IClassFixtur
         ("pexpireat", -3), ("persist", 2), ("ttl", 2), ("pttl", 2), ("expiretime", 2), ("pexpiretime", 2), ("scan", -2),
         ("keys", 2),
         ("ping", -1), ("echo", 2), ("hello", -1), ("auth", -2), ("select", 2), ("quit", -1), ("client", -2),
-        ("command", -1), ("config", -2), ("info", -1), ("memory", -2), ("dbsize", 1), ("flushall", -1), ("flushdb", -1), ("save", 1),
+        ("command", -1), ("config", -2), ("info", -1), ("memory", -2), ("dbsize", 1), ("flushall", -1), ("flushdb", -1), ("save", 1), ("lastsave", 1),
         ("subscribe", -2), ("unsubscribe", -1), ("psubscribe", -2), ("punsubscribe", -1), ("publish", 3), ("pubsub", -2),
         ("cubby.get", 2), ("cubby.set", -3), ("cubby.refresh", 2), ("cubby.owner", 2),
     ];

@@ -36,6 +36,8 @@ internal sealed partial class ChangesLog : IAsyncDisposable
     private long _failures;
     private long _batches;
     private long _fileLength;
+    private long _flushes;
+    private long _flushTicks;
     private volatile bool _broken;
 
     private ChangesLog(string path, TimeSpan interval, TimeProvider time, ILogger logger)
@@ -83,6 +85,10 @@ internal sealed partial class ChangesLog : IAsyncDisposable
             }
         }
     }
+
+    /// <summary>How many bytes the file holds, how many flushes put records on the disk, and how long they took in all.</summary>
+    public (long Bytes, long Flushes, TimeSpan Flushing) Written =>
+        (Interlocked.Read(ref _fileLength), Interlocked.Read(ref _flushes), TimeSpan.FromTicks(Interlocked.Read(ref _flushTicks)));
 
     /// <summary>How many flushes failed.</summary>
     public long Failures => Interlocked.Read(ref _failures);
@@ -163,11 +169,14 @@ internal sealed partial class ChangesLog : IAsyncDisposable
         var written = !_broken;
         if (written && _flushing.WrittenCount > 0)
         {
+            var started = _time.GetTimestamp();
             try
             {
                 _file.Write(_flushing.WrittenSpan);
                 _file.Flush(flushToDisk: true);
-                _fileLength += _flushing.WrittenCount;
+                Interlocked.Add(ref _fileLength, _flushing.WrittenCount);
+                Interlocked.Increment(ref _flushes);
+                Interlocked.Add(ref _flushTicks, _time.GetElapsedTime(started).Ticks);
             }
             catch (IOException exception)
             {
@@ -203,7 +212,7 @@ internal sealed partial class ChangesLog : IAsyncDisposable
     {
         try
         {
-            _file.SetLength(_fileLength);
+            _file.SetLength(Interlocked.Read(ref _fileLength));
             _file.Flush(flushToDisk: true);
         }
         catch (IOException)

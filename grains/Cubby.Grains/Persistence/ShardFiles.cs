@@ -35,6 +35,8 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     private ChangesLog? _changes;
     private long _generation;
     private long _earlierBatches;
+    private long _snapshotBytes;
+    private PersistenceTotals _earlierFiles;
     private long _rollAt;
     private readonly SemaphoreSlim _rolling = new(1, 1);
     private readonly CancellationTokenSource _stopping = new();
@@ -54,6 +56,21 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
 
     /// <summary>How many batches of changes the shards held here appended since the silo started.</summary>
     public long ChangesRecorded => Interlocked.Read(ref _earlierBatches) + (Changes?.Batches ?? 0);
+
+    /// <summary>What this silo wrote to its folder since it started, and how its changes files' flushes went.</summary>
+    public PersistenceTotals Totals
+    {
+        get
+        {
+            var (bytes, flushes, flushing) = Changes?.Written ?? default;
+            var earlier = _earlierFiles;
+            return new PersistenceTotals(
+                Interlocked.Read(ref _snapshotBytes) + earlier.BytesWritten + bytes,
+                earlier.Flushes + flushes,
+                earlier.Flushing + flushing,
+                earlier.FlushFailures + (Changes?.Failures ?? 0) + ShardsNotSaved);
+        }
+    }
 
     /// <summary>What the silo loaded as it started.</summary>
     public (int Shards, long Entries, int Unreadable, long Milliseconds) Loaded =>
@@ -122,6 +139,14 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
             {
                 await earlier.DisposeAsync().ConfigureAwait(false);
                 Interlocked.Add(ref _earlierBatches, earlier.Batches);
+                var (written, flushes, flushing) = earlier.Written;
+                _earlierFiles = _earlierFiles with
+                {
+                    BytesWritten = _earlierFiles.BytesWritten + written,
+                    Flushes = _earlierFiles.Flushes + flushes,
+                    Flushing = _earlierFiles.Flushing + flushing,
+                    FlushFailures = _earlierFiles.FlushFailures + earlier.Failures,
+                };
             }
 
             if (whole)
@@ -163,6 +188,7 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
             var snapshot = await shard.SnapshotAsync(ShardGrain.MigrationChunkBytes).ConfigureAwait(false);
             Directory.CreateDirectory(_folder);
             ShardSnapshotFile.Write(PathOf(slot), slot, new ShardFileStamp(epoch, snapshot.Sequence, time.GetUtcNow().ToUnixTimeMilliseconds()), snapshot.Chunks);
+            Interlocked.Add(ref _snapshotBytes, SizeOf(PathOf(slot)));
             Changes?.Append(ChangeRecords.Saved, ChangeRecords.StampPayload(slot, epoch, snapshot.Sequence));
             return true;
         }
@@ -577,3 +603,6 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     [LoggerMessage(EventId = LogEvents.ShardFileUnreadable, Level = LogLevel.Error, Message = "The file {File} was not loaded whole: {Problem}")]
     private static partial void LogUnreadable(ILogger logger, string file, string problem);
 }
+
+/// <summary>What a silo wrote to its persistence folder: bytes (snapshots and changes), flushes of its changes files and their time, failures.</summary>
+internal readonly record struct PersistenceTotals(long BytesWritten, long Flushes, TimeSpan Flushing, long FlushFailures);

@@ -32,6 +32,15 @@ internal sealed class CubbyMeter : IHostedService, IDisposable
         _meter.CreateObservableCounter("cubby.migrated.shards", ObserveMigrations, "{shard}", "Shards that moved to other silos with their entries (direction=sent) and arrived here (direction=received).");
         _meter.CreateObservableCounter("cubby.relayed", () => statistics.RelayedCalls, "{call}", "Commands relayed through Orleans to a shard active on another silo, or moving.");
         _meter.CreateObservableUpDownCounter("cubby.connections", () => (long)silo.Clients.Count, "{connection}", "Open RESP connections."); 
+        if (silo.Files is { Enabled: true } files)
+        {
+            _meter.CreateObservableCounter("cubby.persistence.written", () => files.Totals.BytesWritten, "By", "Bytes written to the persistence folder: snapshots and changes.");
+            _meter.CreateObservableCounter("cubby.persistence.flushes", () => files.Totals.Flushes, "{flush}", "Flushes that put the changes file's records on the disk.");
+            _meter.CreateObservableCounter("cubby.persistence.flush.time", () => files.Totals.Flushing.TotalSeconds, "s", "Time spent writing and flushing the changes file, in all.");
+            _meter.CreateObservableCounter("cubby.persistence.failures", () => files.Totals.FlushFailures, "{failure}", "Writes to the persistence folder that failed: changes file flushes and shard snapshots.");
+            _meter.CreateObservableGauge("cubby.persistence.load.time", () => files.Loaded.Milliseconds / 1000.0, "s", "How long the silo took to load its folder as it started.");
+        }
+
         silo.Metrics.Duration = _meter.CreateHistogram<double>("cubby.command.duration", "s", "How long commands take in the silo, from parsed request to written reply.");
     }
 

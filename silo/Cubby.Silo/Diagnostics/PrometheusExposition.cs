@@ -36,6 +36,18 @@ internal static class PrometheusExposition
         Single(text, "cubby_relay_retries_total", "counter", "Relayed commands tried again because their shard was moving or its silo unreachable.", statistics.RelayRetries);
         Single(text, "cubby_connections", "gauge", "Open RESP connections.", silo.Clients.Count);
         Single(text, "cubby_connections_received_total", "counter", "RESP connections accepted since start.", statistics.ConnectionsReceived);
+        if (silo.Files is { Enabled: true } files)
+        {
+            var totals = files.Totals;
+            Single(text, "cubby_persistence_written_bytes_total", "counter", "Bytes written to the persistence folder: snapshots and changes.", totals.BytesWritten);
+            Single(text, "cubby_persistence_flushes_total", "counter", "Flushes that put the changes file's records on the disk.", totals.Flushes);
+            Header(text, "cubby_persistence_flush_time_seconds_total", "counter", "Time spent writing and flushing the changes file, in all.");
+            Sample(text, "cubby_persistence_flush_time_seconds_total", totals.Flushing.TotalSeconds);
+            Single(text, "cubby_persistence_failures_total", "counter", "Writes to the persistence folder that failed: changes file flushes and shard snapshots.", totals.FlushFailures);
+            Header(text, "cubby_persistence_load_time_seconds", "gauge", "How long the silo took to load its folder as it started.");
+            Sample(text, "cubby_persistence_load_time_seconds", files.Loaded.Milliseconds / 1000.0);
+        }
+
         WriteLatency(text, silo.Metrics);
         return text.ToString();
     }
@@ -95,4 +107,7 @@ internal static class PrometheusExposition
 
     private static void Sample(StringBuilder text, string series, long value) =>
         text.Append(series).Append(' ').Append(value.ToString(CultureInfo.InvariantCulture)).Append('\n');
+
+    private static void Sample(StringBuilder text, string series, double value) =>
+        text.Append(series).Append(' ').Append(value.ToString("R", CultureInfo.InvariantCulture)).Append('\n');
 }

@@ -52,6 +52,15 @@ public sealed class PersistenceProcessTests : IDisposable
         Assert.Contains($"cubby_persistence_directory:{_folder.FullName}\r\n", persistence);
         Assert.Contains("cubby_files_unreadable:0\r\n", persistence);
         Assert.Matches(@"cubby_shards_loaded:[1-9]\d*\r\n", persistence);
+
+        // The changes file the second silo began holds nothing yet; the snapshots written from the first one's do.
+        using var http = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{second.HttpPort}") };
+        var metrics = await Cubby.Tests.Metrics.PrometheusText.ReadAsync(http);
+        Assert.True(Cubby.Tests.Metrics.PrometheusText.Value(metrics, "cubby_persistence_written_bytes_total") > 0, metrics);
+        Assert.Equal(0, Cubby.Tests.Metrics.PrometheusText.Value(metrics, "cubby_persistence_failures_total"));
+        Assert.Contains("# TYPE cubby_persistence_flushes_total counter\n", metrics, StringComparison.Ordinal);
+        Assert.Contains("# TYPE cubby_persistence_flush_time_seconds_total counter\n", metrics, StringComparison.Ordinal);
+        Assert.Contains("# TYPE cubby_persistence_load_time_seconds gauge\n", metrics, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -40,6 +40,9 @@ internal sealed class ProcessCluster : IDisposable
 
     public int Count => _silos.Length;
 
+    /// <summary>Arguments for one silo only (its own folder), given its index; none by default.</summary>
+    public Func<int, string[]>? OwnArguments { get; init; }
+
     public int SlotCount { get; }
 
     /// <summary>The membership database's connection string, where Cubby's client finds the gateways.</summary>
@@ -60,7 +63,7 @@ internal sealed class ProcessCluster : IDisposable
 
     public async Task StartAsync(int index)
     {
-        var silo = SiloProcess.Start(_ports[index].Resp, _ports[index].Http, _arguments, _ports[index].Silo);
+        var silo = SiloProcess.Start(_ports[index].Resp, _ports[index].Http, [.. _arguments, .. OwnArguments?.Invoke(index) ?? []], _ports[index].Silo);
         _silos[index] = silo;
         await silo.WaitUntilReadyAsync(TimeSpan.FromSeconds(60));
     }

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Cubby.Sharding;
 using Cubby.Tests.Client;
 using Cubby.Tests.Infrastructure;
@@ -23,9 +24,16 @@ public sealed class PersistenceProcessTests : IDisposable
     [Fact]
     public async Task A_silo_started_again_on_its_folder_serves_every_entry_it_held_with_its_expiry()
     {
+        var shortLived = Stopwatch.StartNew();
         using (var first = await StartAsync())
         {
             await WriteAsync(first);
+            await using (var writer = await RespTestClient.ConnectAsync(first.RespEndPoint))
+            {
+                shortLived.Restart();
+                RespAssert.Ok(await writer.CallAsync("SET", "short", "lived", "PX", "1000"));
+            }
+
             Assert.Equal(0, await first.StopAsync(StopTimeout));
         }
 
@@ -36,6 +44,10 @@ public sealed class PersistenceProcessTests : IDisposable
         {
             RespAssert.Bulk($"value:{i}", await client.CallAsync("GET", $"key:{i}"));
         }
+
+        // It expired while the silo was down (a stop and a start take longer than its second).
+        Assert.True(shortLived.Elapsed > TimeSpan.FromSeconds(1), $"the restart took only {shortLived.Elapsed}");
+        RespAssert.Null(await client.CallAsync("GET", "short"));
 
         // Written with an hour to live, a minute or so before: still most of it, never more.
         var ttl = (await client.CallAsync("TTL", "key:1")).Integer;

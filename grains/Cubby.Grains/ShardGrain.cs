@@ -73,6 +73,9 @@ internal sealed partial class ShardGrain(
     /// <summary>Whether this activation is moving to another silo with its entries.</summary>
     private bool _departing;
 
+    /// <summary>The sequence this activation began at when it began empty; null when it began with entries.</summary>
+    private long? _beganEmptyAt;
+
     private int Id => checked((int)this.GetPrimaryKeyLong());
 
     private Shard Entries => _shard ?? throw new InvalidOperationException($"Shard {Id} is not active.");
@@ -100,6 +103,7 @@ internal sealed partial class ShardGrain(
             await SettleInheritedAsync(_shard, held).ConfigureAwait(true);
         }
 
+        _beganEmptyAt = _shard.Count == 0 ? _shard.SealedSequence : null;
         files.Began(Id, epoch, _shard);
         catalog.Attach(Id, _shard);
         if (catalog.Options.Replicas > 0)
@@ -115,7 +119,8 @@ internal sealed partial class ShardGrain(
     public override async Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
     {
         var migrating = reason.ReasonCode == DeactivationReasonCode.Migrating;
-        if (reason.ReasonCode == DeactivationReasonCode.ShuttingDown && homes.AnyOtherHome())
+        var evacuating = reason.ReasonCode == DeactivationReasonCode.ShuttingDown && homes.AnyOtherHome();
+        if (evacuating)
         {
             // Carries the entries to another silo instead of dropping them with this one. The hint names the home among
             // the silos staying: a shard that arrived after the evacuation must not be placed back on this silo.
@@ -131,7 +136,16 @@ internal sealed partial class ShardGrain(
             if (migrating)
             {
                 _departing = true;
-                files.Forget(Id, _epoch);
+                if ((evacuating || homes.Leaving) && files.Enabled)
+                {
+                    // Written here too: the silo it moves to may be stopping as well (every silo stopped at once) and
+                    // keep it nowhere. A copy it does keep stands at a later epoch, so a restart resumes from that one.
+                    await SaveUnlessEmptyAsync(shard).ConfigureAwait(true);
+                }
+                else
+                {
+                    files.Forget(Id, _epoch);
+                }
 
                 // Before its new home answers anyone: near caches that read here stop serving what they read.
                 await shard.ForgetReadersAsync().ConfigureAwait(true);
@@ -145,7 +159,7 @@ internal sealed partial class ShardGrain(
                 else if (files.Enabled)
                 {
                     // The last silo stopping: its shards go to disk instead of to another silo.
-                    await files.SaveAsync(Id, _epoch, shard).ConfigureAwait(true);
+                    await SaveUnlessEmptyAsync(shard).ConfigureAwait(true);
                 }
 
                 shard.Dispose();
@@ -158,6 +172,18 @@ internal sealed partial class ShardGrain(
             _replicator = null;
             await replicator.StopAsync(migrating ? MoveDrain : TimeSpan.Zero).ConfigureAwait(true);
             replicator.Dispose();
+        }
+    }
+
+    /// <summary>
+    /// Writes the shard as the silo stops, unless it began empty here and took no change since: it may have activated
+    /// while every silo stopped, finding no copy, and an empty copy at its later epoch would stand for the shard.
+    /// </summary>
+    private async Task SaveUnlessEmptyAsync(Shard shard)
+    {
+        if (shard.Count > 0 || _beganEmptyAt != shard.SealedSequence)
+        {
+            await files.SaveAsync(Id, _epoch, shard).ConfigureAwait(true);
         }
     }
 

@@ -7,7 +7,8 @@ namespace Cubby.Grains.Persistence;
 /// the order they were appended (docs/persistence.md, "Restart"). Changes apply on top of a base: the snapshot file
 /// when no record came before, an empty shard that began here, or, for a shard that began here with entries, its
 /// snapshot once the changes file says it was written (the batches since it began are held until then). A shard that
-/// began with entries whose snapshot never came (the silo died first) falls back to what it was before it began. A
+/// began with entries whose snapshot never came (the silo died first), or began empty and took no change (it may have
+/// activated while every silo stopped, finding no copy), falls back to what it was before it began. A
 /// snapshot of the same epoch that stands later than the records (written after the changes file stopped taking them)
 /// wins over them.
 /// </summary>
@@ -16,6 +17,7 @@ internal sealed class ShardRecovery(Func<Shard> create, (ShardFileStamp Stamp, L
     private State _state = file is { } found ? new State(Load(create, found.Chunks), found.Stamp.Epoch, found.Stamp.Sequence) : default;
     private State _fallback;
     private long? _awaitedEpoch;
+    private bool _emptySince;
     private List<ReplicaBatch>? _awaited;
 
     /// <summary>Whether any record changed what the snapshot file holds, so the shard must be written again.</summary>
@@ -29,18 +31,36 @@ internal sealed class ShardRecovery(Func<Shard> create, (ShardFileStamp Stamp, L
         Changed = true;
         if (empty)
         {
-            Replace(ref _state, new State(create(), epoch, sequence));
-            ForgetAwaited();
+            // What it was stays until a change comes: a shard that began empty and took none says nothing (it may have
+            // activated while every silo stopped, finding no copy), and must not stand for the copy at a later epoch.
+            if (_emptySince || _awaitedEpoch is not null)
+            {
+                Replace(ref _state, default);
+            }
+            else
+            {
+                Replace(ref _fallback, _state);
+            }
+
+            (_awaitedEpoch, _awaited) = (null, null);
+            _state = new State(create(), epoch, sequence);
+            _emptySince = true;
             Gapped = false;
             return;
         }
 
         // The entries it began with are in no record here: wait for its snapshot, and keep what it was until then.
-        if (_awaitedEpoch is null)
+        if (_emptySince || _awaitedEpoch is not null)
+        {
+            Replace(ref _state, default);
+        }
+        else
         {
             Replace(ref _fallback, _state);
             _state = default;
         }
+
+        _emptySince = false;
 
         (_awaitedEpoch, _awaited) = (epoch, []);
     }
@@ -56,6 +76,11 @@ internal sealed class ShardRecovery(Func<Shard> create, (ShardFileStamp Stamp, L
         {
             shard.Apply(batch);
             _state = _state with { Sequence = batch.Sequence };
+            if (_emptySince)
+            {
+                _emptySince = false;
+                Replace(ref _fallback, default);
+            }
         }
     }
 
@@ -105,10 +130,10 @@ internal sealed class ShardRecovery(Func<Shard> create, (ShardFileStamp Stamp, L
             }
         }
 
-        var (shard, epoch, sequence) = _awaitedEpoch is null ? _state : _fallback;
+        var kept = _awaitedEpoch is null && !_emptySince ? _state : _fallback;
+        (kept.Shard == _state.Shard ? _fallback : _state).Shard?.Dispose();
         (_state, _fallback) = (default, default);
-        Dispose();
-        return (shard, epoch, sequence);
+        return (kept.Shard, kept.Epoch, kept.Sequence);
     }
 
     public void Dispose()
@@ -121,7 +146,7 @@ internal sealed class ShardRecovery(Func<Shard> create, (ShardFileStamp Stamp, L
     private void ForgetAwaited()
     {
         Replace(ref _fallback, default);
-        (_awaitedEpoch, _awaited) = (null, null);
+        (_awaitedEpoch, _awaited, _emptySince) = (null, null, false);
     }
 
     private static void Replace(ref State state, State next)

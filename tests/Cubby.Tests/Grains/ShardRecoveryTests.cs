@@ -54,6 +54,20 @@ public sealed class ShardRecoveryTests : IDisposable
     }
 
     [Fact]
+    public void A_shard_that_began_empty_and_took_no_change_leaves_what_it_was()
+    {
+        // As when it activated while every silo stopped, finding no copy: an empty copy at a later epoch says nothing.
+        using var recovery = new ShardRecovery(Create, Snapshot(3, 4, (0, "before")));
+        recovery.Began(9, 0, empty: true);
+        recovery.Began(10, 0, empty: true);
+        Assert.Equal(new Dictionary<int, string?> { [0] = "before" }, Keys(recovery.Finish(), 3, 4, 0));
+
+        using var nothing = new ShardRecovery(Create, null);
+        nothing.Began(9, 0, empty: true);
+        Assert.Null(nothing.Finish().Shard);
+    }
+
+    [Fact]
     public void A_shard_that_left_is_not_kept()
     {
         using var recovery = new ShardRecovery(Create, Snapshot(3, 4, (0, "before")));

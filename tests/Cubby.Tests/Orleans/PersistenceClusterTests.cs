@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using Cubby.Sharding;
 using Cubby.Tests.Client;
 using Cubby.Tests.Infrastructure;
 
@@ -7,8 +8,8 @@ namespace Cubby.Tests.Orleans;
 
 /// <summary>
 /// Three silo processes on PostgreSQL, each with a persistence folder of its own: stopped one after another and started
-/// again, they serve every entry with its time to live; killed all at once under a writer, nothing acknowledged a
-/// flush interval before the kills is lost.
+/// again, they serve every entry with its time to live, and stopped all at once too; killed all at once under a writer,
+/// nothing acknowledged a flush interval before the kills is lost.
 /// </summary>
 [Collection(PostgresCollection.Name)]
 public sealed class PersistenceClusterTests(PostgresServer server) : OwnSchemaTests(server, "cubby_persisted"), IDisposable
@@ -52,6 +53,43 @@ public sealed class PersistenceClusterTests(PostgresServer server) : OwnSchemaTe
         RespAssert.Integer(-1, await reader.CallAsync("TTL", "key:0"));
         Assert.InRange((await reader.CallAsync("TTL", "key:1")).Integer, 3000, 3600);
         RespAssert.Integer(Keys, await reader.CallAsync("DBSIZE"));
+    }
+
+    [Fact]
+    public async Task Three_silos_stopped_at_once_and_started_again_serve_every_entry()
+    {
+        using var cluster = Cluster();
+        await cluster.StartAllAsync();
+        await cluster.WaitSettledAsync(3, Settle);
+        await using (var client = await RespTestClient.ConnectAsync(cluster[0].RespEndPoint))
+        {
+            for (var i = 0; i < Keys; i++)
+            {
+                RespAssert.Ok(await client.CallAsync("SET", $"key:{i}", $"value:{i}"));
+            }
+        }
+
+        // One signal to all: each sees the others as homes while they stop too.
+        Assert.All(await Task.WhenAll(Enumerable.Range(0, cluster.Count).Select(cluster.StopAsync)), static code => Assert.Equal(0, code));
+        var files = string.Join('\n', _folder.GetFiles("*", SearchOption.AllDirectories).Select(static file => $"{file.FullName} ({file.Length} bytes)"));
+        await cluster.StartAllAsync();
+        await cluster.WaitSettledAsync(3, Settle);
+        await using var reader = await RespTestClient.ConnectAsync(cluster[1].RespEndPoint);
+        var missing = new List<int>();
+        for (var i = 0; i < Keys; i++)
+        {
+            if ((await reader.CallAsync("GET", $"key:{i}")) is { IsNull: false } found)
+            {
+                Assert.Equal($"value:{i}", found.AsString());
+            }
+            else
+            {
+                missing.Add(i);
+            }
+        }
+
+        var shards = new ShardMap(SlotCount);
+        Assert.True(missing.Count == 0, $"{missing.Count} keys missing, of shards {string.Join(", ", missing.Select(i => shards.SlotOf($"key:{i}")).Distinct())}; the folders held:\n{files}{cluster.DescribeAll()}");
     }
 
     [Fact]

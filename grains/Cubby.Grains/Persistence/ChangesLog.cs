@@ -1,4 +1,3 @@
-using System.Buffers;
 using Cubby.Diagnostics;
 using Cubby.Grains.Replication;
 using Microsoft.Extensions.Logging;
@@ -18,8 +17,6 @@ namespace Cubby.Grains.Persistence;
 /// </summary>
 internal sealed partial class ChangesLog : IAsyncDisposable
 {
-    private const int WriteBuffer = 64 * 1024;
-
     private readonly Lock _gate = new();
     private readonly FileStream _file;
     private readonly TimeSpan _interval;
@@ -29,8 +26,8 @@ internal sealed partial class ChangesLog : IAsyncDisposable
     private readonly CancellationTokenSource _stopping = new();
     private readonly List<(long Position, TaskCompletionSource Done)> _waiters = [];
     private readonly Task _loop;
-    private ArrayBufferWriter<byte> _appending = new(WriteBuffer);
-    private ArrayBufferWriter<byte> _flushing = new(WriteBuffer);
+    private SegmentedBuffer _appending = new();
+    private SegmentedBuffer _flushing = new();
     private long _appended;
     private long _durable;
     private long _failures;
@@ -110,7 +107,7 @@ internal sealed partial class ChangesLog : IAsyncDisposable
         var size = ChangeRecords.SizeOf(batch);
         lock (_gate)
         {
-            var record = _appending.GetSpan(RecordFormat.RecordHeaderBytes + size)[..(RecordFormat.RecordHeaderBytes + size)];
+            var record = _appending.GetSpan(RecordFormat.RecordHeaderBytes + size);
             ChangeRecords.WriteBatch(record[RecordFormat.RecordHeaderBytes..], slot, epoch, batch);
             RecordFormat.WriteRecordHeader(record, ChangeRecords.Batch, record[RecordFormat.RecordHeaderBytes..]);
             _appending.Advance(record.Length);
@@ -124,7 +121,7 @@ internal sealed partial class ChangesLog : IAsyncDisposable
     {
         lock (_gate)
         {
-            var record = _appending.GetSpan(RecordFormat.RecordHeaderBytes + payload.Length)[..(RecordFormat.RecordHeaderBytes + payload.Length)];
+            var record = _appending.GetSpan(RecordFormat.RecordHeaderBytes + payload.Length);
             payload.CopyTo(record[RecordFormat.RecordHeaderBytes..]);
             RecordFormat.WriteRecordHeader(record, kind, payload);
             _appending.Advance(record.Length);
@@ -167,14 +164,14 @@ internal sealed partial class ChangesLog : IAsyncDisposable
         }
 
         var written = !_broken;
-        if (written && _flushing.WrittenCount > 0)
+        if (written && _flushing.Length > 0)
         {
             var started = _time.GetTimestamp();
             try
             {
-                _file.Write(_flushing.WrittenSpan);
+                _flushing.WriteTo(_file);
                 _file.Flush(flushToDisk: true);
-                Interlocked.Add(ref _fileLength, _flushing.WrittenCount);
+                Interlocked.Add(ref _fileLength, _flushing.Length);
                 Interlocked.Increment(ref _flushes);
                 Interlocked.Add(ref _flushTicks, _time.GetElapsedTime(started).Ticks);
             }
@@ -188,7 +185,7 @@ internal sealed partial class ChangesLog : IAsyncDisposable
             }
         }
 
-        _flushing.ResetWrittenCount();
+        _flushing.Clear();
         List<TaskCompletionSource>? done = null;
         lock (_gate)
         {

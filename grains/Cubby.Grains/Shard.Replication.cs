@@ -185,9 +185,10 @@ internal sealed partial class Shard
         {
             changed.Add(key.ToArray());
             _unsealed = true;
-            if (changed.Count == 1)
+            // The replicator's sender wakes only when it has replicas to send to: not for the changes file alone.
+            if (changed.Count == 1 && _replicator is { Recording: true } replicator)
             {
-                _replicator?.Signal();
+                replicator.Signal();
             }
         }
     }
@@ -203,7 +204,10 @@ internal sealed partial class Shard
             changed.Clear();
             _cleared = true;
             _unsealed = true;
-            _replicator?.Signal();
+            if (_replicator is { Recording: true } replicator)
+            {
+                replicator.Signal();
+            }
         }
     }
 

@@ -26,15 +26,7 @@ public sealed class PersistenceClusterTests(PostgresServer server) : OwnSchemaTe
     public async Task Three_silos_stopped_one_after_another_and_started_again_serve_every_entry_with_its_time_to_live()
     {
         using var cluster = Cluster();
-        await cluster.StartAllAsync();
-        await cluster.WaitSettledAsync(3, Settle);
-        await using (var client = await RespTestClient.ConnectAsync(cluster[0].RespEndPoint))
-        {
-            for (var i = 0; i < Keys; i++)
-            {
-                RespAssert.Ok(i % 2 == 0 ? await client.CallAsync("SET", $"key:{i}", $"value:{i}") : await client.CallAsync("SET", $"key:{i}", $"value:{i}", "EX", "3600"));
-            }
-        }
+        await StartWithKeysAsync(cluster);
 
         // Each silo's shards move to the others as it stops; the last writes them all.
         for (var i = 0; i < cluster.Count; i++)
@@ -59,15 +51,7 @@ public sealed class PersistenceClusterTests(PostgresServer server) : OwnSchemaTe
     public async Task Three_silos_stopped_at_once_and_started_again_serve_every_entry()
     {
         using var cluster = Cluster();
-        await cluster.StartAllAsync();
-        await cluster.WaitSettledAsync(3, Settle);
-        await using (var client = await RespTestClient.ConnectAsync(cluster[0].RespEndPoint))
-        {
-            for (var i = 0; i < Keys; i++)
-            {
-                RespAssert.Ok(await client.CallAsync("SET", $"key:{i}", $"value:{i}"));
-            }
-        }
+        await StartWithKeysAsync(cluster);
 
         // One signal to all: each sees the others as homes while they stop too.
         Assert.All(await Task.WhenAll(Enumerable.Range(0, cluster.Count).Select(cluster.StopAsync)), static code => Assert.Equal(0, code));
@@ -149,6 +133,18 @@ public sealed class PersistenceClusterTests(PostgresServer server) : OwnSchemaTe
         foreach (var i in safe)
         {
             RespAssert.Bulk($"value:{i}", await reader.CallAsync("GET", $"seq:{i}"));
+        }
+    }
+
+    /// <summary>Starts the cluster and writes the keys through its first silo: without expiry (even) and with an hour to live (odd).</summary>
+    private static async Task StartWithKeysAsync(ProcessCluster cluster)
+    {
+        await cluster.StartAllAsync();
+        await cluster.WaitSettledAsync(3, Settle);
+        await using var client = await RespTestClient.ConnectAsync(cluster[0].RespEndPoint);
+        for (var i = 0; i < Keys; i++)
+        {
+            RespAssert.Ok(i % 2 == 0 ? await client.CallAsync("SET", $"key:{i}", $"value:{i}") : await client.CallAsync("SET", $"key:{i}", $"value:{i}", "EX", "3600"));
         }
     }
 

@@ -16,7 +16,10 @@ namespace Cubby.Load;
 /// (<see cref="NearCache.NearCacheCommand"/>); <c>-- hybrid-tags</c> Cubby's HybridCache removing a tag over several silos
 /// (<see cref="Hybrid.TagRemovalCommand"/>); <c>-- faults</c> silos in network namespaces under a random schedule of faults, and what
 /// clients saw checked (<see cref="Faults.FaultsCommand"/>); <c>-- delay</c> the same cluster with its silo links held
-/// a network's delay (<see cref="Faults.DelayCommand"/>).
+/// a network's delay (<see cref="Faults.DelayCommand"/>); <c>-- replicas</c> the cost of <c>Cubby:Replicas</c> on 3 silos
+/// (<see cref="Replicas.ReplicasCommand"/>); <c>-- persistence</c> what <c>Cubby:Persistence</c> costs a SET, how long a
+/// restart takes to load 1M entries and the bytes on disk, beside Redis's AOF and RDB
+/// (<see cref="Persistence.PersistenceCommand"/>).
 /// </summary>
 internal static class Program
 {
@@ -98,6 +101,11 @@ internal static class Program
         if (args is ["replicas", .. var replicasArguments])
         {
             return await RunCommandAsync(() => Replicas.ReplicasCommand.RunAsync(replicasArguments, Console.Out)).ConfigureAwait(false);
+        }
+
+        if (args is ["persistence", .. var persistenceArguments])
+        {
+            return await RunCommandAsync(() => Persistence.PersistenceCommand.RunAsync(persistenceArguments, Console.Out)).ConfigureAwait(false);
         }
 
         if (args.Contains("--help") || args.Contains("-h"))

@@ -47,11 +47,12 @@ internal sealed class ServerProcess : IDisposable
     /// <param name="tools">Where its executable is.</param>
     /// <param name="extraArguments">Added to its command line.</param>
     /// <param name="pinned">Runs it on <see cref="CorePinning.ServerCores"/>.</param>
-    public static async Task<ServerProcess> StartAsync(ServerKind kind, ToolSet tools, IReadOnlyList<string>? extraArguments = null, bool pinned = false)
+    /// <param name="port">The RESP port, for a caller that watches it from the start; a free one when null.</param>
+    public static async Task<ServerProcess> StartAsync(ServerKind kind, ToolSet tools, IReadOnlyList<string>? extraArguments = null, bool pinned = false, int? port = null)
     {
         for (var attempt = 1; ; attempt++)
         {
-            var server = Start(kind, tools, FreePort(), extraArguments ?? [], pinned);
+            var server = Start(kind, tools, port ?? FreePort(), extraArguments ?? [], pinned);
             try
             {
                 await server.WaitUntilReadyAsync().ConfigureAwait(false);
@@ -183,6 +184,13 @@ internal sealed class ServerProcess : IDisposable
                 throw new HarnessException($"{Kind} exited with code {_process.ExitCode} before answering PING.{Describe()}");
             }
 
+            // A port not listening yet is found at once here; StackExchange.Redis may instead wait out its connect timeout.
+            if (!await AcceptsConnectionsAsync().ConfigureAwait(false))
+            {
+                await Task.Delay(50).ConfigureAwait(false);
+                continue;
+            }
+
             try
             {
                 await using var connection = await ConnectAsync(TimeSpan.FromSeconds(5)).ConfigureAwait(false);
@@ -197,7 +205,23 @@ internal sealed class ServerProcess : IDisposable
             await Task.Delay(100).ConfigureAwait(false);
         }
 
-        throw new HarnessException($"{Kind} did not answer PING on port {Port} within {ReadyTimeout.TotalSeconds:0} s (last: {last?.Message}).{Describe()}");
+        throw new HarnessException($"{Kind} did not answer PING on port {Port} within {ReadyTimeout.TotalSeconds:0} s (last: {last?.Message ?? "the port did not accept a connection"}).{Describe()}");
+    }
+
+    /// <summary>Whether the RESP port accepts a TCP connection.</summary>
+    private async Task<bool> AcceptsConnectionsAsync()
+    {
+        using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        using var limit = new CancellationTokenSource(TimeSpan.FromSeconds(1));
+        try
+        {
+            await socket.ConnectAsync(new IPEndPoint(IPAddress.Loopback, Port), limit.Token).ConfigureAwait(false);
+            return true;
+        }
+        catch (Exception exception) when (exception is SocketException or OperationCanceledException)
+        {
+            return false;
+        }
     }
 
     /// <summary>How the process ended and the last of its output, once it has exited.</summary>

@@ -13,7 +13,9 @@ internal sealed record HarnessOptions
           --install            only find or install redis-server, redis-benchmark, gnuplot and garnet-server, then exit
           --rounds N           rounds; each starts every server fresh and runs each workload on one server after
                                another (default 3, 1 with --quick)
-          --out DIR            where the .json, .md and .svg go (default: bench/results in the repository)
+          --out DIR            where the .json, .md and .svg go (default: bench/results in the repository), named
+                               side-by-side, with -SERVERS for a subset, -pinned with --pin, -quick with --quick;
+                               a run replaces the last one of its kind (git keeps the history)
           --duration SECONDS   measured time of each .NET workload phase (default 10, 1 with --quick)
           --servers LIST       a subset of cubby,redis,garnet (default all three)
           --silo PATH          Cubby.Silo.dll to run (default: the one built beside the harness)
@@ -31,6 +33,16 @@ internal sealed record HarnessOptions
     public int Rounds { get; init; } = 3;
 
     public string? OutputDirectory { get; init; }
+
+    /// <summary>
+    /// The report's file name without extension: what the run measures, no date or machine (the report says both), so a
+    /// run replaces the last one of its kind in <c>bench/results</c> and git keeps the history.
+    /// </summary>
+    public string ReportName =>
+        "side-by-side"
+        + (Servers.Count == 3 ? string.Empty : "-" + string.Join("-", Servers.Select(static server => server.ToString().ToLowerInvariant())))
+        + (PinServer ? "-pinned" : string.Empty)
+        + (Quick ? "-quick" : string.Empty);
 
     public TimeSpan Duration { get; init; } = TimeSpan.FromSeconds(10);
 

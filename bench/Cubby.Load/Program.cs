@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Runtime.InteropServices;
 using Cubby.Load.Allocation;
 using Cubby.Load.Cluster;
@@ -138,7 +137,7 @@ internal static class Program
 
             var directory = options.OutputDirectory ?? Path.Combine(root, "bench", "results");
             Directory.CreateDirectory(directory);
-            var stem = Path.Combine(directory, string.Create(CultureInfo.InvariantCulture, $"{report.Info.Date}-{report.Info.Machine}{(options.Quick ? "-quick" : string.Empty)}"));
+            var stem = Path.Combine(directory, options.ReportName);
             var markdown = MarkdownReport.Write(report, options.Servers);
             await File.WriteAllTextAsync(stem + ".json", JsonReport.Write(report)).ConfigureAwait(false);
             await File.WriteAllTextAsync(stem + ".md", markdown).ConfigureAwait(false);

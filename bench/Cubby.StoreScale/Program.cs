@@ -56,7 +56,8 @@ foreach (var server in new[] { "cubby-native", "cubby-managed", "redis" })
 
 var outDir = Path.Combine(root, "bench/results");
 Directory.CreateDirectory(outDir);
-var stem = Path.Combine(outDir, $"{DateTime.UtcNow:yyyy-MM-dd}-{Environment.MachineName}-store-scale");
+// Named by what it measures, so a run replaces the last one (git keeps the history).
+var stem = Path.Combine(outDir, "store-scale");
 await File.WriteAllTextAsync(stem + ".json", JsonSerializer.Serialize(results, new JsonSerializerOptions { WriteIndented = true }));
 await File.WriteAllTextAsync(stem + ".md", Report.Markdown(results));
 Console.WriteLine(Report.Markdown(results));

@@ -13,11 +13,12 @@ namespace Cubby.Load.Faults;
 /// nothing (what the relay itself costs), and through it holding every byte <c>--delay-ms</c> each way. Each time, a
 /// gateway client's Gets and Sets (one hop to the shard's silo; a Set also waits for its replica on another silo) and
 /// RESP GETs and SETs through the first silo's door (which forwards what the others hold): ops/s, p50, p99, and the
-/// silos' CPU per operation. Writes <c>DATE-silo-delay.md</c> into the output folder.
+/// silos' CPU per operation. Writes <c>silo-delay.md</c> into the output folder (<c>bench/results</c> unless
+/// <c>--out</c>), replacing the last run (git keeps the history).
 /// </summary>
 internal static class DelayCommand
 {
-    public const string Usage = "delay [--silos N (3)] [--delay-ms MS (0.2)] [--seconds S (8)] [--callers C (32)] [--out DIR (bench/results)] [--silo PATH]";
+    public const string Usage = "delay [--silos N (3)] [--delay-ms MS (0.2)] [--seconds S (8)] [--callers C (32)] [--out DIR (bench/results: silo-delay.md)] [--silo PATH]";
 
     private const int Keys = 10_000;
     private const int ValueBytes = 256;
@@ -63,7 +64,7 @@ internal static class DelayCommand
         }
 
         Directory.CreateDirectory(outDirectory);
-        var path = Path.Combine(outDirectory, $"{DateTime.UtcNow:yyyy-MM-dd}-silo-delay.md");
+        var path = Path.Combine(outDirectory, "silo-delay.md");
         var text = new StringBuilder()
             .AppendLine("# Silo links with a network's delay")
             .AppendLine()

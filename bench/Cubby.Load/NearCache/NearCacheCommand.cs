@@ -15,11 +15,12 @@ namespace Cubby.Load.NearCache;
 /// Zipf's law; throughput, server CPU per operation, and reads that returned a value older than one acknowledged before
 /// they began (<see cref="Staleness"/>), counted by how much older.</item>
 /// </list>
-/// Writes <c>DATE-near-cache.md</c> and <c>.svg</c> into the output folder.
+/// Writes <c>near-cache-zipf.md</c> and <c>.svg</c> into the output folder (<c>bench/results</c> unless <c>--out</c>),
+/// replacing the last run (git keeps the history).
 /// </summary>
 internal static class NearCacheCommand
 {
-    public const string Usage = "nearcache [--seconds S (10)] [--warmup S (5)] [--keys N (10000)] [--callers C (16)] [--rounds R (2000)] [--repeat N (1)] [--stacks A,B (all: " + StackNames + ")] [--out DIR (bench/results)] [--silo PATH]";
+    public const string Usage = "nearcache [--seconds S (10)] [--warmup S (5)] [--keys N (10000)] [--callers C (16)] [--rounds R (2000)] [--repeat N (1)] [--stacks A,B (all: " + StackNames + ")] [--out DIR (bench/results: near-cache-zipf.md, .svg)] [--silo PATH]";
 
     private const int Processes = 2;
 
@@ -113,7 +114,7 @@ internal static class NearCacheCommand
         }
 
         Directory.CreateDirectory(outDirectory);
-        var stem = Path.Combine(outDirectory, $"{DateTime.UtcNow:yyyy-MM-dd}-near-cache");
+        var stem = Path.Combine(outDirectory, "near-cache-zipf");
         await File.WriteAllTextAsync(stem + ".md", Markdown(results, runs, repeat, idle, loaded, keys, callers, seconds, warmup)).ConfigureAwait(false);
         if (tools.Gnuplot is { } gnuplot)
         {

@@ -18,12 +18,12 @@ namespace Cubby.Load.Persistence;
 /// after SAVE.</item>
 /// <item>Disk: the bytes of each server's files per entry, after the writes, after a restart, and as snapshots.</item>
 /// </list>
-/// Writes the tables to the Markdown file (<c>bench/results/DATE-MACHINE-persistence.md</c> unless <c>--out</c>) and a
-/// chart beside it (<c>.svg</c>, when gnuplot is installed).
+/// Writes the tables to the Markdown file (<c>bench/results/persistence.md</c> unless <c>--out</c>, replacing the last
+/// run; git keeps the history) and a chart beside it (<c>.svg</c>, when gnuplot is installed).
 /// </summary>
 internal static class PersistenceCommand
 {
-    public const string Usage = "persistence [--seconds S (10)] [--warmup S (5)] [--entries N (1000000)] [--flush-interval T (00:00:01)] [--parts set,load (both)] [--dir DIR (the temp folder)] [--out FILE (bench/results/DATE-MACHINE-persistence.md)] [--silo PATH]";
+    public const string Usage = "persistence [--seconds S (10)] [--warmup S (5)] [--entries N (1000000)] [--flush-interval T (00:00:01)] [--parts set,load (both)] [--dir DIR (the temp folder)] [--out FILE (bench/results/persistence.md)] [--silo PATH]";
 
     private const string SetPart = "set";
     private const string LoadPart = "load";
@@ -64,7 +64,7 @@ internal static class PersistenceCommand
         };
         var (_, version, _) = await ExternalProcess.RunAsync(tools.RedisServer, ["--version"], TimeSpan.FromSeconds(10)).ConfigureAwait(false);
         var now = DateTime.Now;
-        outPath ??= Path.Combine(RepositoryRoot.Find(), "bench", "results", $"{now:yyyy-MM-dd}-{Environment.MachineName}-persistence.md");
+        outPath ??= Path.Combine(RepositoryRoot.Find(), "bench", "results", "persistence.md");
         var work = directory is null
             ? Directory.CreateTempSubdirectory("cubby-persistence-")
             : Directory.CreateDirectory(Path.Combine(directory, $"cubby-persistence-{Environment.ProcessId}"));

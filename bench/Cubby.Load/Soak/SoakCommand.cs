@@ -33,7 +33,8 @@ internal static class SoakCommand
 
         var directory = options.OutputDirectory ?? Path.Combine(RepositoryRoot.Find(), "bench", "results");
         Directory.CreateDirectory(directory);
-        var stem = Path.Combine(directory, string.Create(CultureInfo.InvariantCulture, $"{DateTime.UtcNow:yyyy-MM-dd}-{Environment.MachineName.ToLowerInvariant()}-soak-{options.Store}-{minutes.Count}min"));
+        // Named by what it measures, so a run replaces the last one of its kind (git keeps the history).
+        var stem = Path.Combine(directory, string.Create(CultureInfo.InvariantCulture, $"soak-{options.Store}-{minutes.Count}min"));
         var table = SoakReport.Table(minutes);
         var summary = SoakReport.Summary(minutes, options, table);
         await File.WriteAllTextAsync(stem + ".tsv", table).ConfigureAwait(false);

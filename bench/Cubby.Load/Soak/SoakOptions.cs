@@ -13,7 +13,7 @@ internal sealed record SoakOptions
           --budget BYTES   the silo's Cubby:MaxMemoryBytes (default 67108864), so the load evicts
           --store KIND     native or managed (default native)
           --callers N      concurrent callers, each reconnecting after 500-3000 calls (default 16)
-          --out DIR        where the .tsv, .md and .svg go (default: bench/results in the repository)
+          --out DIR        where soak-STORE-Nmin.tsv, .md and .svg go (default: bench/results in the repository)
           --silo PATH      Cubby.Silo.dll to run (default: the one built beside the harness)
         """;
 

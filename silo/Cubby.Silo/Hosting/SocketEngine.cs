@@ -5,7 +5,7 @@ namespace Cubby.Silo.Hosting;
 /// own event threads instead of each being posted to the thread pool, and there are
 /// <see cref="SiloOptions.SocketThreads"/> of them. Without inline completions every read woke a pool thread that first
 /// spun in the pool's semaphore (<c>sched_yield</c>): GET at 64 connections cost 27.7 µs of silo CPU an operation, and
-/// 18–20 µs with them (bench/results/2026-11-26-vm-profile-get-c64.md).
+/// 18–20 µs with them (profiled 2026-11-26; the profile is in git history).
 /// The runtime reads both variables from the environment once, when the first socket is made, so they are set while
 /// the host is built, before any listener exists, and they apply to the whole process. An operator's own values are kept.
 /// </summary>

@@ -11,6 +11,9 @@ internal sealed partial class Shard
 {
     private static readonly TimeSpan PauseBetweenChunks = TimeSpan.FromMilliseconds(1);
 
+    /// <summary>The largest sealing buffer a shard keeps between turns; a larger one was for a rare large batch.</summary>
+    private const int MaxKeptSealingBytes = 256 * 1024;
+
     private ShardReplicator? _replicator;
 
     // The silo's changes file, the epoch this shard is primary at, and where its last batch ends in the file.
@@ -25,6 +28,9 @@ internal sealed partial class Shard
     private bool _cleared;
     private bool _unsealed;
     private long _sealed;
+
+    // The buffer a turn's upserts are sealed into, kept for the next turn unless a large batch grew it.
+    private ArrayBufferWriter<byte>? _sealing;
 
     /// <summary>The last sequence number sealed into a batch for the replicas.</summary>
     public long SealedSequence => Volatile.Read(ref _sealed);
@@ -244,7 +250,7 @@ internal sealed partial class Shard
             var index = _store.IndexOf(key);
             if (index >= 0 && !_store.MetadataAt(index).IsExpiredAt(now))
             {
-                upserts ??= new ArrayBufferWriter<byte>();
+                upserts ??= SealingBuffer();
                 chunk ??= new MigrationChunkWriter(upserts, Slot);
                 chunk.Append(key, _store.ValueAt(index), _store.MetadataAt(index));
             }
@@ -255,14 +261,42 @@ internal sealed partial class Shard
         }
 
         chunk?.Complete();
-        var batch = new ReplicaBatch(++_sealed, _cleared, upserts?.WrittenSpan.ToArray(), removed?.ToArray() ?? [], _holder, HeldForBatch(), _ended);
+        var sequence = ++_sealed;
+        var removedKeys = removed?.ToArray() ?? [];
+        var held = HeldForBatch();
+        if (_log is { } log && _replicator is not { Recording: true })
+        {
+            // Only the changes file takes these changes, so they go to it from the shard's buffer; the replicator gets
+            // the sequence alone, to answer the writers waiting for it. No replica is owed the entries: one that begins
+            // later starts from a snapshot taken after this turn.
+            Volatile.Write(ref _loggedTo, log.Append(Slot, _logEpoch, sequence, _cleared, upserts is null ? default : upserts.WrittenSpan, removedKeys));
+            _replicator?.Enqueue(new ReplicaBatch(sequence, _cleared, null, [], _holder, held, _ended));
+        }
+        else
+        {
+            var batch = new ReplicaBatch(sequence, _cleared, upserts?.WrittenSpan.ToArray(), removedKeys, _holder, held, _ended);
+            _replicator?.Enqueue(batch);
+            if (_log is { } logged)
+            {
+                Volatile.Write(ref _loggedTo, logged.Append(Slot, _logEpoch, batch));
+            }
+        }
+
+        if (upserts is not null && upserts.Capacity > MaxKeptSealingBytes)
+        {
+            _sealing = null;
+        }
+
         changed.Clear();
         _cleared = false;
         _unsealed = false;
-        _replicator?.Enqueue(batch);
-        if (_log is { } log)
-        {
-            Volatile.Write(ref _loggedTo, log.Append(Slot, _logEpoch, batch));
-        }
+    }
+
+    /// <summary>The buffer this turn's upserts are sealed into, emptied.</summary>
+    private ArrayBufferWriter<byte> SealingBuffer()
+    {
+        var buffer = _sealing ??= new ArrayBufferWriter<byte>();
+        buffer.ResetWrittenCount();
+        return buffer;
     }
 }

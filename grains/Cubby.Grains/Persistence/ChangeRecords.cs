@@ -28,10 +28,13 @@ internal static class ChangeRecords
     public const int StampBytes = sizeof(int) + (2 * sizeof(long));
 
     /// <summary>The size of <paramref name="batch"/>'s record payload.</summary>
-    public static int SizeOf(ReplicaBatch batch)
+    public static int SizeOf(ReplicaBatch batch) => SizeOf(batch.Upserts?.Length ?? 0, batch.Removed);
+
+    /// <summary>The size of the record payload of a batch of <paramref name="upsertBytes"/> and <paramref name="removed"/>.</summary>
+    public static int SizeOf(int upsertBytes, byte[][] removed)
     {
-        var size = StampBytes + 1 + sizeof(int) + (batch.Upserts?.Length ?? 0) + sizeof(int);
-        foreach (var key in batch.Removed)
+        var size = StampBytes + 1 + sizeof(int) + upsertBytes + sizeof(int);
+        foreach (var key in removed)
         {
             size += sizeof(int) + key.Length;
         }
@@ -39,18 +42,24 @@ internal static class ChangeRecords
         return size;
     }
 
-    /// <summary>Writes <paramref name="batch"/>'s record payload to <paramref name="destination"/> (<see cref="SizeOf"/> bytes).</summary>
-    public static void WriteBatch(Span<byte> destination, int slot, long epoch, ReplicaBatch batch)
+    /// <summary>Writes <paramref name="batch"/>'s record payload to <paramref name="destination"/> (<see cref="SizeOf(ReplicaBatch)"/> bytes).</summary>
+    public static void WriteBatch(Span<byte> destination, int slot, long epoch, ReplicaBatch batch) =>
+        WriteBatch(destination, slot, epoch, batch.Sequence, batch.Cleared, batch.Upserts, batch.Removed);
+
+    /// <summary>
+    /// Writes a batch's record payload to <paramref name="destination"/> (<see cref="SizeOf(int, byte[][])"/> bytes): the
+    /// stamp, whether the shard was emptied first, the upserts (a migration chunk) and the removed keys.
+    /// </summary>
+    public static void WriteBatch(Span<byte> destination, int slot, long epoch, long sequence, bool cleared, ReadOnlySpan<byte> upserts, byte[][] removed)
     {
-        var at = WriteStamp(destination, slot, epoch, batch.Sequence);
-        destination[at++] = batch.Cleared ? (byte)1 : (byte)0;
-        var upserts = batch.Upserts ?? [];
+        var at = WriteStamp(destination, slot, epoch, sequence);
+        destination[at++] = cleared ? (byte)1 : (byte)0;
         BinaryPrimitives.WriteInt32LittleEndian(destination[at..], upserts.Length);
         upserts.CopyTo(destination[(at += sizeof(int))..]);
         at += upserts.Length;
-        BinaryPrimitives.WriteInt32LittleEndian(destination[at..], batch.Removed.Length);
+        BinaryPrimitives.WriteInt32LittleEndian(destination[at..], removed.Length);
         at += sizeof(int);
-        foreach (var key in batch.Removed)
+        foreach (var key in removed)
         {
             BinaryPrimitives.WriteInt32LittleEndian(destination[at..], key.Length);
             key.CopyTo(destination[(at += sizeof(int))..]);

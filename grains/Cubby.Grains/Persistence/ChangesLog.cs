@@ -17,6 +17,12 @@ namespace Cubby.Grains.Persistence;
 /// </summary>
 internal sealed partial class ChangesLog : IAsyncDisposable
 {
+    /// <summary>
+    /// How much may wait in memory before it is written to the file, ahead of the next flush: written early it stays a
+    /// few warm buffers, where a busy silo's whole interval (tens of megabytes) would take fresh memory every flush.
+    /// </summary>
+    private const int WriteAheadBytes = 4 * 1024 * 1024;
+
     private readonly Lock _gate = new();
     private readonly FileStream _file;
     private readonly TimeSpan _interval;
@@ -26,6 +32,11 @@ internal sealed partial class ChangesLog : IAsyncDisposable
     private readonly CancellationTokenSource _stopping = new();
     private readonly List<(long Position, TaskCompletionSource Done)> _waiters = [];
     private readonly Task _loop;
+    private TaskCompletionSource _grown = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private bool _writeAsked;
+
+    // Whether the file holds bytes written ahead that no flush has put on the disk yet. The loop's own.
+    private bool _unsynced;
     private SegmentedBuffer _appending = new();
     private SegmentedBuffer _flushing = new();
     private long _appended;
@@ -97,22 +108,36 @@ internal sealed partial class ChangesLog : IAsyncDisposable
     public static ChangesLog Create(string path, TimeSpan interval, TimeProvider time, ILogger logger) => new(path, interval, time, logger);
 
     /// <summary>Appends a batch sealed by shard <paramref name="slot"/>, primary at <paramref name="epoch"/>; returns where it ends.</summary>
-    public long Append(int slot, long epoch, ReplicaBatch batch)
+    public long Append(int slot, long epoch, ReplicaBatch batch) =>
+        Append(slot, epoch, batch.Sequence, batch.Cleared, batch.Upserts, batch.Removed);
+
+    /// <summary>
+    /// Appends the batch <paramref name="sequence"/> of shard <paramref name="slot"/>, primary at <paramref name="epoch"/>,
+    /// from the shard's own buffers (no replica takes it); returns where it ends.
+    /// </summary>
+    public long Append(int slot, long epoch, long sequence, bool cleared, ReadOnlySpan<byte> upserts, byte[][] removed)
     {
         if (_broken)
         {
             return Volatile.Read(ref _appended);
         }
 
-        var size = ChangeRecords.SizeOf(batch);
+        var size = ChangeRecords.SizeOf(upserts.Length, removed);
         lock (_gate)
         {
             var record = _appending.GetSpan(RecordFormat.RecordHeaderBytes + size);
-            ChangeRecords.WriteBatch(record[RecordFormat.RecordHeaderBytes..], slot, epoch, batch);
+            ChangeRecords.WriteBatch(record[RecordFormat.RecordHeaderBytes..], slot, epoch, sequence, cleared, upserts, removed);
             RecordFormat.WriteRecordHeader(record, ChangeRecords.Batch, record[RecordFormat.RecordHeaderBytes..]);
             _appending.Advance(record.Length);
             _batches++;
-            return _appended += record.Length;
+            _appended += record.Length;
+            if (!_writeAsked && _appending.Length >= WriteAheadBytes)
+            {
+                _writeAsked = true;
+                _grown.TrySetResult();
+            }
+
+            return _appended;
         }
     }
 
@@ -159,33 +184,10 @@ internal sealed partial class ChangesLog : IAsyncDisposable
         long position;
         lock (_gate)
         {
-            (_appending, _flushing) = (_flushing, _appending);
             position = _appended;
         }
 
-        var written = !_broken;
-        if (written && _flushing.Length > 0)
-        {
-            var started = _time.GetTimestamp();
-            try
-            {
-                _flushing.WriteTo(_file);
-                _file.Flush(flushToDisk: true);
-                Interlocked.Add(ref _fileLength, _flushing.Length);
-                Interlocked.Increment(ref _flushes);
-                Interlocked.Add(ref _flushTicks, _time.GetElapsedTime(started).Ticks);
-            }
-            catch (IOException exception)
-            {
-                written = false;
-                _broken = true;
-                Interlocked.Increment(ref _failures);
-                LogNotWritten(_logger, exception, Path);
-                CutBackToWhole();
-            }
-        }
-
-        _flushing.Clear();
+        var written = Write(sync: true);
         List<TaskCompletionSource>? done = null;
         lock (_gate)
         {
@@ -201,6 +203,53 @@ internal sealed partial class ChangesLog : IAsyncDisposable
         }
 
         done?.ForEach(static waiter => waiter.TrySetResult());
+        return written;
+    }
+
+    /// <summary>
+    /// Writes what was appended so far to the file, and with <paramref name="sync"/> has the file put on the disk;
+    /// false when that failed, after which the file takes nothing more.
+    /// </summary>
+    private bool Write(bool sync)
+    {
+        lock (_gate)
+        {
+            (_appending, _flushing) = (_flushing, _appending);
+            _writeAsked = false;
+            if (_grown.Task.IsCompleted)
+            {
+                _grown = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            }
+        }
+
+        var written = !_broken;
+        if (written && (_flushing.Length > 0 || (sync && _unsynced)))
+        {
+            var started = _time.GetTimestamp();
+            try
+            {
+                _flushing.WriteTo(_file);
+                Interlocked.Add(ref _fileLength, _flushing.Length);
+                _unsynced = !sync;
+                if (sync)
+                {
+                    _file.Flush(flushToDisk: true);
+                    Interlocked.Increment(ref _flushes);
+                }
+
+                Interlocked.Add(ref _flushTicks, _time.GetElapsedTime(started).Ticks);
+            }
+            catch (IOException exception)
+            {
+                written = false;
+                _broken = true;
+                Interlocked.Increment(ref _failures);
+                LogNotWritten(_logger, exception, Path);
+                CutBackToWhole();
+            }
+        }
+
+        _flushing.Clear();
         return written;
     }
 
@@ -231,7 +280,7 @@ internal sealed partial class ChangesLog : IAsyncDisposable
                 }
                 else
                 {
-                    await Task.Delay(_interval / 2, _time, token).ConfigureAwait(false);
+                    await WriteAheadUntilAsync(Task.Delay(_interval / 2, _time, token)).ConfigureAwait(false);
                 }
             }
             catch (OperationCanceledException)
@@ -240,6 +289,27 @@ internal sealed partial class ChangesLog : IAsyncDisposable
             }
 
             Flush();
+        }
+    }
+
+    /// <summary>Writes what was appended each time it grows past <see cref="WriteAheadBytes"/>, until <paramref name="flushDue"/>.</summary>
+    private async Task WriteAheadUntilAsync(Task flushDue)
+    {
+        while (true)
+        {
+            Task grown;
+            lock (_gate)
+            {
+                grown = _grown.Task;
+            }
+
+            if (await Task.WhenAny(flushDue, grown).ConfigureAwait(false) == flushDue)
+            {
+                await flushDue.ConfigureAwait(false);
+                return;
+            }
+
+            Write(sync: false);
         }
     }
 

@@ -11,12 +11,13 @@ namespace Cubby.Grains.Persistence;
 /// header  = magic "CUBBYREC" (8) | format version (u16) | file kind (u8) | 0 (u8) | slot (i32) | checksum (u32)
 /// record  = payload length (u32) | record kind (u8) | checksum (u32) | payload
 /// </code>
-/// A checksum is the low half of the XXH64 of what it covers: the header's first 16 bytes; a record's length, kind and
-/// payload. What a record's payload holds is the file kind's business (<see cref="RecordFileKind"/>).
+/// The header's checksum is the low half of the XXH64 of its first 16 bytes; a record's, the low half of the XXH3 of its
+/// payload seeded with its length and kind, one pass over the payload with no state to allocate. What a record's
+/// payload holds is the file kind's business (<see cref="RecordFileKind"/>).
 /// </summary>
 internal static class RecordFormat
 {
-    public const ushort Version = 1;
+    public const ushort Version = 2;
 
     public const int HeaderBytes = 8 + 2 + 1 + 1 + 4 + 4;
 
@@ -50,13 +51,11 @@ internal static class RecordFormat
 
     public static uint Checksum(ReadOnlySpan<byte> bytes) => (uint)XxHash64.HashToUInt64(bytes);
 
-    /// <summary>The checksum of a record: over its length and kind (<paramref name="head"/>), then its payload.</summary>
+    /// <summary>The checksum of a record: of its payload, seeded with its length and kind (<paramref name="head"/>).</summary>
     public static uint RecordChecksum(ReadOnlySpan<byte> head, ReadOnlySpan<byte> payload)
     {
-        var hash = new XxHash64();
-        hash.Append(head);
-        hash.Append(payload);
-        return (uint)hash.GetCurrentHashAsUInt64();
+        var seed = BinaryPrimitives.ReadUInt32LittleEndian(head) | ((long)head[4] << 32);
+        return (uint)XxHash3.HashToUInt64(payload, seed);
     }
 }
 

@@ -1,17 +1,20 @@
-using System.Buffers;
-
 namespace Cubby.Grains.Persistence;
 
 /// <summary>
-/// Bytes appended into pooled segments of 1 MiB: a changes file's buffer holds what a busy silo appends between two
-/// flushes (tens of megabytes), and a single array would be copied each time it doubled, and land on the large object
-/// heap each time. Not thread-safe: its owner locks.
+/// Bytes appended into segments of 1 MiB, kept for the next appends once written out: a changes file's buffer holds
+/// what a silo appends between two writes (a few megabytes), which a single array would copy each time it doubled.
+/// Its own spare segments, not the shared pool's: that pool keeps few arrays this large, so a busy silo took fresh
+/// ones, and the kernel faulted in and zeroed their pages, on every write. Not thread-safe: its owner locks.
 /// </summary>
 internal sealed class SegmentedBuffer
 {
     private const int SegmentBytes = 1 << 20;
 
+    /// <summary>The most spare segments kept: more than a write ahead of the file fills (<c>ChangesLog</c>).</summary>
+    private const int MaxSpare = 8;
+
     private readonly List<(byte[] Array, int Used)> _full = [];
+    private readonly Stack<byte[]> _spare = new();
     private byte[]? _current;
     private int _used;
 
@@ -28,7 +31,7 @@ internal sealed class SegmentedBuffer
                 _full.Add((_current, _used));
             }
 
-            _current = ArrayPool<byte>.Shared.Rent(Math.Max(SegmentBytes, size));
+            _current = size <= SegmentBytes && _spare.TryPop(out var spare) ? spare : GC.AllocateUninitializedArray<byte>(Math.Max(SegmentBytes, size));
             _used = 0;
         }
 
@@ -55,12 +58,15 @@ internal sealed class SegmentedBuffer
         }
     }
 
-    /// <summary>Forgets what was appended; the segments go back to the pool, but one, kept for the next appends.</summary>
+    /// <summary>Forgets what was appended; the segments are kept for the next appends, up to <see cref="MaxSpare"/>.</summary>
     public void Clear()
     {
         foreach (var (array, _) in _full)
         {
-            ArrayPool<byte>.Shared.Return(array);
+            if (array.Length == SegmentBytes && _spare.Count < MaxSpare)
+            {
+                _spare.Push(array);
+            }
         }
 
         _full.Clear();

@@ -27,6 +27,11 @@ internal static class ChangeRecords
     /// <summary>Slot, epoch and sequence, at the start of every record.</summary>
     public const int StampBytes = sizeof(int) + (2 * sizeof(long));
 
+    // How a shard began, the byte after a Began record's stamp.
+    private const byte BeganWithEntriesMark = 0;
+    private const byte BeganEmptyMark = 1;
+    private const byte BeganFromFileMark = 2;
+
     /// <summary>The size of <paramref name="batch"/>'s record payload.</summary>
     public static int SizeOf(ReplicaBatch batch) => SizeOf(batch.Upserts?.Length ?? 0, batch.Removed);
 
@@ -67,14 +72,34 @@ internal static class ChangeRecords
         }
     }
 
-    /// <summary>A <see cref="Began"/> record's payload.</summary>
+    /// <summary>A <see cref="Began"/> record's payload: the shard began empty, or with entries its next snapshot holds.</summary>
     public static byte[] BeganPayload(int slot, long epoch, long sequence, bool empty)
     {
         var payload = new byte[StampBytes + 1];
         WriteStamp(payload, slot, epoch, sequence);
-        payload[StampBytes] = empty ? (byte)1 : (byte)0;
+        payload[StampBytes] = empty ? BeganEmptyMark : BeganWithEntriesMark;
         return payload;
     }
+
+    /// <summary>
+    /// A <see cref="Began"/> record's payload for a shard that began with exactly the entries of its snapshot file as it
+    /// stands, stamped <paramref name="fileEpoch"/> and <paramref name="fileSequence"/>: no new snapshot follows.
+    /// </summary>
+    public static byte[] BeganFromFilePayload(int slot, long epoch, long sequence, long fileEpoch, long fileSequence)
+    {
+        var payload = new byte[StampBytes + 1 + (2 * sizeof(long))];
+        WriteStamp(payload, slot, epoch, sequence);
+        payload[StampBytes] = BeganFromFileMark;
+        BinaryPrimitives.WriteInt64LittleEndian(payload.AsSpan(StampBytes + 1), fileEpoch);
+        BinaryPrimitives.WriteInt64LittleEndian(payload.AsSpan(StampBytes + 1 + sizeof(long)), fileSequence);
+        return payload;
+    }
+
+    /// <summary>The stamp of the snapshot file a <see cref="Began"/> record says the shard began from; null when it began otherwise.</summary>
+    public static (long Epoch, long Sequence)? BeganFromFile(ReadOnlySpan<byte> payload) =>
+        payload.Length >= StampBytes + 1 + (2 * sizeof(long)) && payload[StampBytes] == BeganFromFileMark
+            ? (BinaryPrimitives.ReadInt64LittleEndian(payload[(StampBytes + 1)..]), BinaryPrimitives.ReadInt64LittleEndian(payload[(StampBytes + 1 + sizeof(long))..]))
+            : null;
 
     /// <summary>A <see cref="Saved"/> or <see cref="Left"/> record's payload.</summary>
     public static byte[] StampPayload(int slot, long epoch, long sequence)
@@ -97,7 +122,7 @@ internal static class ChangeRecords
     }
 
     /// <summary>Whether a <see cref="Began"/> record says the shard began empty.</summary>
-    public static bool BeganEmpty(ReadOnlySpan<byte> payload) => payload.Length > StampBytes && payload[StampBytes] == 1;
+    public static bool BeganEmpty(ReadOnlySpan<byte> payload) => payload.Length > StampBytes && payload[StampBytes] == BeganEmptyMark;
 
     /// <summary>The batch a <see cref="Batch"/> record holds.</summary>
     /// <exception cref="InvalidDataException">Its lengths do not fit the payload.</exception>

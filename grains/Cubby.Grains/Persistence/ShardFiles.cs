@@ -27,6 +27,10 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     private readonly string? _folder = catalog.Options.Persistence.Enabled ? Path.GetFullPath(catalog.Options.Persistence.Directory!) : null;
     private readonly SemaphoreSlim?[] _saving = new SemaphoreSlim?[catalog.SlotCount];
 
+    // Each shard loaded at start whose snapshot file holds exactly its entries (the changes files read are gone): the
+    // frozen copy kept, and the file's stamp. Taken when the shard begins here from that very copy.
+    private readonly Dictionary<int, (Shard Copy, long Epoch, long Sequence)> _asOnDisk = [];
+
     private int _shardsLoaded;
     private long _entriesLoaded;
     private int _filesUnreadable;
@@ -87,18 +91,35 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     public void Began(int slot, long epoch, Shard shard)
     {
         var empty = shard.Count == 0;
+        var onDisk = empty ? null : TakeAsOnDisk(slot, shard);
         ChangesLog? logged = null;
+        var files = 0;
 
-        // A new changes file begun meanwhile (RollAsync) may not have found this shard yet: it begins there too.
+        // A new changes file begun meanwhile (RollAsync) may not have found this shard yet: it begins there too, and
+        // there with a snapshot of its own, as the roll deletes the files its snapshot file's stamp was true for.
         while (Changes is { } changes && !ReferenceEquals(changes, logged))
         {
-            shard.LogTo(changes, epoch, begin: sequence => changes.Append(ChangeRecords.Began, ChangeRecords.BeganPayload(slot, epoch, sequence, empty)));
+            var fromFile = files++ == 0 ? onDisk : null;
+            shard.LogTo(changes, epoch, begin: sequence => changes.Append(
+                ChangeRecords.Began,
+                fromFile is { } file ? ChangeRecords.BeganFromFilePayload(slot, epoch, sequence, file.Epoch, file.Sequence) : ChangeRecords.BeganPayload(slot, epoch, sequence, empty)));
             logged = changes;
         }
 
-        if (logged is not null && !empty)
+        // Resumed from the copy loaded at start, it holds what its file holds: writing that again would double the work
+        // of every restart (each shard written once as loaded, then once as it activates).
+        if (logged is not null && !empty && (onDisk is null || files > 1))
         {
             _ = SaveAsync(slot, epoch, shard);
+        }
+    }
+
+    /// <summary>The stamp of <paramref name="slot"/>'s snapshot file when <paramref name="shard"/> is the copy loaded from it, untouched.</summary>
+    private (long Epoch, long Sequence)? TakeAsOnDisk(int slot, Shard shard)
+    {
+        lock (_asOnDisk)
+        {
+            return _asOnDisk.Remove(slot, out var kept) && ReferenceEquals(kept.Copy, shard) ? (kept.Epoch, kept.Sequence) : null;
         }
     }
 
@@ -291,12 +312,20 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
                 gapped |= !Replay(path, recoveries, gapped);
             }
 
-            var (shards, entries, whole) = Keep(recoveries);
+            var (shards, entries, whole, kept) = Keep(recoveries);
             (_shardsLoaded, _entriesLoaded) = (shards, entries);
             if (whole)
             {
                 // Every shard they changed is written whole again: they hold nothing more.
                 changeFiles.ForEach(file => DeleteQuietly(file.Path));
+                if (changeFiles.TrueForAll(static file => !File.Exists(file.Path)))
+                {
+                    // Each file now says all there is of its shard: a shard that begins from its copy need not write it.
+                    lock (_asOnDisk)
+                    {
+                        kept.ForEach(copy => _asOnDisk[copy.Slot] = (copy.Copy, copy.Epoch, copy.Sequence));
+                    }
+                }
             }
         }
         finally
@@ -420,6 +449,9 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
                     case ChangeRecords.Batch:
                         recovery.Batch(epoch, ChangeRecords.ReadBatch(payload));
                         break;
+                    case ChangeRecords.Began when ChangeRecords.BeganFromFile(payload) is { } file:
+                        recovery.BeganFromFile(epoch, sequence, file.Epoch, file.Sequence);
+                        break;
                     case ChangeRecords.Began:
                         recovery.Began(epoch, sequence, ChangeRecords.BeganEmpty(payload));
                         break;
@@ -459,9 +491,10 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     /// Keeps each rebuilt shard as a frozen copy, writing again those the changes files changed, and deletes the files
     /// of shards that left; whether every one was written.
     /// </summary>
-    private (int Shards, long Entries, bool Whole) Keep(Dictionary<int, ShardRecovery> recoveries)
+    private (int Shards, long Entries, bool Whole, List<(int Slot, Shard Copy, long Epoch, long Sequence)> Kept) Keep(Dictionary<int, ShardRecovery> recoveries)
     {
         var (shards, entries, whole) = (0, 0L, true);
+        var kept = new List<(int Slot, Shard Copy, long Epoch, long Sequence)>();
         foreach (var (slot, recovery) in recoveries)
         {
             var changed = recovery.Changed;
@@ -472,17 +505,18 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
                 continue;
             }
 
-            if (changed)
-            {
-                whole &= Write(slot, epoch, sequence, shard);
-            }
-
+            var written = !changed || Write(slot, epoch, sequence, shard);
+            whole &= written;
             shards++;
             entries += shard.Count;
             replicas.KeepStored(slot, epoch, sequence, shard);
+            if (written)
+            {
+                kept.Add((slot, shard, epoch, sequence));
+            }
         }
 
-        return (shards, entries, whole);
+        return (shards, entries, whole, kept);
     }
 
     private bool Write(int slot, long epoch, long sequence, Shard shard)
@@ -499,6 +533,7 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
             }
 
             ShardSnapshotFile.Write(PathOf(slot), slot, new ShardFileStamp(epoch, sequence, time.GetUtcNow().ToUnixTimeMilliseconds()), chunks);
+            Interlocked.Add(ref _snapshotBytes, SizeOf(PathOf(slot)));
             return true;
         }
         catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)

@@ -65,6 +65,24 @@ internal sealed class ShardRecovery(Func<Shard> create, (ShardFileStamp Stamp, L
         (_awaitedEpoch, _awaited) = (epoch, []);
     }
 
+    /// <summary>
+    /// The shard began at <paramref name="epoch"/> and <paramref name="sequence"/> with exactly the entries of its snapshot
+    /// file stamped <paramref name="fileEpoch"/> and <paramref name="fileSequence"/>, and wrote no new one: when that is
+    /// what this history holds, the changes after the record apply to it. Otherwise (a gap, or records since the file) it
+    /// is a beginning with entries whose snapshot never came.
+    /// </summary>
+    public void BeganFromFile(long epoch, long sequence, long fileEpoch, long fileSequence)
+    {
+        if (!Gapped && _awaitedEpoch is null && !_emptySince && _state.Shard is not null && _state.Epoch == fileEpoch && _state.Sequence == fileSequence)
+        {
+            Changed = true;
+            _state = _state with { Epoch = epoch, Sequence = sequence };
+            return;
+        }
+
+        Began(epoch, sequence, empty: false);
+    }
+
     public void Batch(long epoch, ReplicaBatch batch)
     {
         Changed = true;

@@ -54,6 +54,31 @@ public sealed class ShardRecoveryTests : IDisposable
     }
 
     [Fact]
+    public void A_shard_that_began_from_its_file_as_it_stands_is_that_file_and_the_changes_after_it()
+    {
+        using var recovery = new ShardRecovery(Create, Snapshot(3, 4, (0, "in the file"), (1, "replaced")));
+        recovery.BeganFromFile(8, 2, fileEpoch: 3, fileSequence: 4);
+        recovery.Batch(8, Upserts(2, (2, "not after the beginning")));
+        recovery.Batch(8, Upserts(3, (1, "after it")));
+
+        Assert.True(recovery.Changed);
+        Assert.Equal(new Dictionary<int, string?> { [0] = "in the file", [1] = "after it", [2] = null }, Keys(recovery.Finish(), 8, 3, 0, 1, 2));
+    }
+
+    [Fact]
+    public void A_beginning_from_a_file_the_history_has_moved_past_is_one_whose_snapshot_never_came()
+    {
+        // Records after the file changed the shard: the beginning does not name what it held, so the changes after it
+        // have no base here, and the shard is what it was before it began.
+        using var recovery = new ShardRecovery(Create, Snapshot(3, 4, (0, "in the file")));
+        recovery.Batch(3, Upserts(5, (1, "since the file")));
+        recovery.BeganFromFile(8, 5, fileEpoch: 3, fileSequence: 4);
+        recovery.Batch(8, Upserts(6, (2, "on a base no record holds")));
+
+        Assert.Equal(new Dictionary<int, string?> { [0] = "in the file", [1] = "since the file", [2] = null }, Keys(recovery.Finish(), 3, 5, 0, 1, 2));
+    }
+
+    [Fact]
     public void A_shard_that_began_empty_and_took_no_change_leaves_what_it_was()
     {
         // As when it activated while every silo stopped, finding no copy: an empty copy at a later epoch says nothing.

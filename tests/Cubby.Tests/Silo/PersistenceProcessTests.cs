@@ -156,6 +156,41 @@ public sealed class PersistenceProcessTests : IDisposable
     }
 
     [Fact]
+    public async Task Changes_taken_after_a_restart_apply_to_the_snapshots_that_restart_wrote_through_a_second_kill()
+    {
+        // The second silo's shards begin from the snapshots its start wrote, and do not write them again: the changes
+        // they take go on from those files when the silo starts a third time.
+        using (var first = await StartAsync("--Cubby:Persistence:FlushInterval", "00:00:00"))
+        {
+            await WriteAsync(first);
+            first.Kill();
+        }
+
+        using (var second = await StartAsync("--Cubby:Persistence:FlushInterval", "00:00:00"))
+        {
+            await using var client = await RespTestClient.ConnectAsync(second.RespEndPoint);
+            RespAssert.Bulk("value:2", await client.CallAsync("GET", "key:2"));
+            RespAssert.Integer(1, await client.CallAsync("DEL", "key:0"));
+            RespAssert.Ok(await client.CallAsync("SET", "key:2", "changed"));
+            RespAssert.Ok(await client.CallAsync("SET", "new", "after the restart"));
+            second.Kill();
+        }
+
+        using var third = await StartAsync();
+        await using var reader = await RespTestClient.ConnectAsync(third.RespEndPoint);
+        RespAssert.Null(await reader.CallAsync("GET", "key:0"));
+        RespAssert.Bulk("changed", await reader.CallAsync("GET", "key:2"));
+        RespAssert.Bulk("after the restart", await reader.CallAsync("GET", "new"));
+        for (var i = 3; i < Keys; i++)
+        {
+            RespAssert.Bulk($"value:{i}", await reader.CallAsync("GET", $"key:{i}"));
+        }
+
+        Assert.InRange((await reader.CallAsync("TTL", "key:1")).Integer, 3000, 3600);
+        Assert.Contains("cubby_files_unreadable:0\r\n", (await reader.CallAsync("INFO", "persistence")).AsString()!);
+    }
+
+    [Fact]
     public async Task A_kill_under_writers_loses_nothing_acknowledged_a_flush_interval_before_it()
     {
         var flushInterval = TimeSpan.FromSeconds(1);

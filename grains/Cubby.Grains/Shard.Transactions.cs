@@ -26,6 +26,18 @@ internal sealed partial class Shard
     // The hold that ended last, until its outcome is on the replicas and learned: it is decided, but not to be told yet.
     private Guid _unsettled;
 
+    /// <summary>Whether a transaction holds the shard (between <c>Hold</c> and <see cref="Release"/>).</summary>
+    public bool IsHeld
+    {
+        get
+        {
+            lock (_turn)
+            {
+                return _holder != Guid.Empty;
+            }
+        }
+    }
+
     /// <summary>
     /// On a replica, or a shard just promoted from one: the transaction whose changes it holds without knowing whether
     /// they are kept (its primary died before the hold ended); null when none.

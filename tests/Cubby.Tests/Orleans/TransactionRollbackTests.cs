@@ -46,8 +46,11 @@ public sealed class TransactionRollbackTests
             Assert.Equal(1, hold.Arrived);
         }
 
-        // Let through past its deadline, the held command is refused; nothing the transaction ran is kept. Read on the same
-        // connection: the EXEC ran longer than the call timeout, and the next command, sent after its reply, is not late.
+        // Let through past its deadline, the held command is refused, and the last shard decides to roll back when its
+        // question to the silo running the transaction times out: each shard's hold ends then, up to a call timeout after
+        // EXEC's reply, which a loaded machine stretches past the reads' own timeout. Nothing the transaction ran is kept.
+        // Read on the same connection: the EXEC ran longer than the call timeout, and the next command is not late.
+        await Poll.UntilAsync(() => Task.FromResult(IsFreeOn(cluster.Primary, local[0]) && IsFreeOn(cluster.Silos[1], remote[0]) && IsFreeOn(cluster.Silos[1], remote[1])), TimeSpan.FromSeconds(30), "every hold of the transaction to end");
         var reader = client;
         RespAssert.Bulk("before", await reader.CallAsync("GET", local[0]));
         RespAssert.Null(await reader.CallAsync("GET", local[1]));
@@ -137,6 +140,9 @@ public sealed class TransactionRollbackTests
 
     private static bool IsOpenOn(TestSilo silo, string key) =>
         silo.Services.GetRequiredService<ShardCatalog>().Find(Shards.SlotOf(Encoding.UTF8.GetBytes(key))) is { IsOpen: true };
+
+    private static bool IsFreeOn(TestSilo silo, string key) =>
+        silo.Services.GetRequiredService<ShardCatalog>().Find(Shards.SlotOf(Encoding.UTF8.GetBytes(key))) is { IsHeld: false };
 
     private sealed class BreakingCallback(IGrainFactory grains, byte[] key) : ITransactionCallback
     {

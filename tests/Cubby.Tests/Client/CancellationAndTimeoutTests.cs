@@ -102,7 +102,11 @@ public sealed class CancellationAndTimeoutTests
         var batcher = Assert.Single(Assert.IsType<CubbyClient>(client).Batches!.Batchers);
         // It fails at its response timeout at the latest, half the operation timeout after it was sent. Counted, not
         // seen as the gateway's second out of service after a failure, which a busy machine's polling can miss.
-        await Poll.UntilAsync(() => batcher.BatchesFailed > 0, (operationTimeout / 2) + TestDeadlines.Phase, "the held batch to go unanswered");
+        await Poll.UntilAsync(
+            () => batcher.BatchesFailed > 0,
+            (operationTimeout / 2) + TestDeadlines.Phase,
+            "the held batch to go unanswered",
+            () => $"batches sent {batcher.BatchesSent}, failed {batcher.BatchesFailed}, operations sent {batcher.OperationsSent}; held calls arrived {hold.Arrived}; shard calls {harness.Silo.ShardCalls.Calls - callsBefore} since the put, of them Set {harness.Silo.ShardCalls.CallsOf("Set")}");
         Assert.Equal(1, hold.Arrived);
         hold.Dispose();
         await AssertInStepAsync(client, harness.Cache);

@@ -20,4 +20,19 @@ internal static class Poll
 
     public static Task UntilAsync(Func<bool> condition, TimeSpan? deadline = null, string? what = null) =>
         UntilAsync(() => Task.FromResult(condition()), deadline, what);
+
+    /// <summary>As the others, and a failure says what <paramref name="describe"/> finds then, so it names its cause.</summary>
+    public static async Task UntilAsync(Func<bool> condition, TimeSpan deadline, string what, Func<string> describe)
+    {
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        while (!condition())
+        {
+            if (clock.Elapsed > deadline)
+            {
+                Assert.Fail($"Still waiting after {deadline}: {what} ({describe()})");
+            }
+
+            await Task.Delay(10);
+        }
+    }
 }

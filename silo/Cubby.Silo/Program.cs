@@ -1,38 +1,30 @@
 using Cubby.Silo.Clustering.Postgres;
 using Cubby.Silo.Hosting;
 
-if (args is ["migrate", ..])
+try
 {
-    // Applies Cubby's PostgreSQL schema for Orleans' clustering and reminders and exits, for operators who run silos with a role that cannot create tables.
-    var configuration = new ConfigurationBuilder().SetBasePath(AppContext.BaseDirectory).AddJsonFile("appsettings.json", optional: true).AddEnvironmentVariables().AddCommandLine(args[1..]).Build();
-    var connectionString = configuration["Cubby:Clustering:ConnectionString"];
-    if (string.IsNullOrWhiteSpace(connectionString))
-    {
-        await Console.Error.WriteLineAsync("migrate needs Cubby:Clustering:ConnectionString (e.g. --Cubby:Clustering:ConnectionString \"Host=...;Database=...\").").ConfigureAwait(false);
-        return 2;
-    }
-
-    try
-    {
-        await PostgresSchema.ApplyAsync(connectionString, CancellationToken.None).ConfigureAwait(false);
-    }
-    catch (SiloStartException exception)
-    {
-        await Console.Error.WriteLineAsync(exception.Message).ConfigureAwait(false);
-        return StartFailure.ExitCode;
-    }
-
-    Console.WriteLine("The Orleans clustering and reminders schema is up to date.");
-    return 0;
+    var migrate = args is ["migrate", ..];
+    var (configFile, rest) = ConfigFileArgument.Take(migrate ? args[1..] : args);
+    return migrate ? await MigrateAsync(configFile, rest).ConfigureAwait(false) : await ServeAsync(configFile, rest).ConfigureAwait(false);
+}
+catch (Exception exception)
+{
+    await Console.Error.WriteLineAsync(StartFailure.Describe(exception)).ConfigureAwait(false);
+    return StartFailure.ExitCode;
 }
 
-try
+static async Task<int> ServeAsync(string? configFile, string[] args)
 {
     // The silo's own directory, not the working directory, is its content root: its appsettings.json is found wherever
     // it is started from, and the configuration's change watcher watches that directory only. Started from / (as a
     // service is), the working directory as root had the watcher follow the whole file system: 46,511 inotify watches,
     // and a thread busy with every file written anywhere.
     var builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { Args = args, ContentRootPath = AppContext.BaseDirectory });
+    if (configFile is not null)
+    {
+        ConfigFileArgument.AddTo(builder.Configuration, configFile);
+    }
+
     builder.AddServiceDefaults();
     builder.AddCubbySilo();
     var app = builder.Build();
@@ -43,8 +35,26 @@ try
     await app.RunAsync().ConfigureAwait(false);
     return 0;
 }
-catch (Exception exception)
+
+// Applies Cubby's PostgreSQL schema for Orleans' clustering and reminders and exits, for operators who run silos with a
+// role that cannot create tables.
+static async Task<int> MigrateAsync(string? configFile, string[] args)
 {
-    await Console.Error.WriteLineAsync(StartFailure.Describe(exception)).ConfigureAwait(false);
-    return StartFailure.ExitCode;
+    var configurationBuilder = new ConfigurationBuilder().SetBasePath(AppContext.BaseDirectory).AddJsonFile("appsettings.json", optional: true);
+    if (configFile is not null)
+    {
+        ConfigFileArgument.AddTo(configurationBuilder, configFile);
+    }
+
+    var configuration = configurationBuilder.AddEnvironmentVariables().AddCommandLine(args).Build();
+    var connectionString = configuration["Cubby:Clustering:ConnectionString"];
+    if (string.IsNullOrWhiteSpace(connectionString))
+    {
+        await Console.Error.WriteLineAsync("migrate needs Cubby:Clustering:ConnectionString (e.g. --Cubby:Clustering:ConnectionString \"Host=...;Database=...\").").ConfigureAwait(false);
+        return 2;
+    }
+
+    await PostgresSchema.ApplyAsync(connectionString, CancellationToken.None).ConfigureAwait(false);
+    Console.WriteLine("The Orleans clustering and reminders schema is up to date.");
+    return 0;
 }

@@ -12,7 +12,8 @@ public static class CubbyBuilderExtensions
     public const int MaxSilos = 16;
 
     /// <summary>
-    /// Adds a Cubby cluster: <paramref name="silos"/> silo processes named <c>{name}-silo-{n}</c>, each an Orleans silo
+    /// Adds a Cubby cluster: <paramref name="silos"/> silo processes named <c>{name}-silo-{n}</c> (the silo program this
+    /// library carries, run with <c>dotnet</c>, exporting telemetry to the AppHost's dashboard), each an Orleans silo
     /// wired with <c>Aspire.Hosting.Orleans</c> (cluster and service ids, silo and gateway ports, distributed tracing)
     /// with its own RESP and HTTP endpoints, health-checked at <c>/health</c>. The cluster uses development clustering
     /// (the first silo keeps the membership table) until <see cref="WithClustering"/> names a database.
@@ -39,10 +40,12 @@ public static class CubbyBuilderExtensions
             .WithInitialState(new CustomResourceSnapshot { ResourceType = "Cubby", State = KnownResourceStates.NotStarted, Properties = [] })
             .OnInitializeResource(StartAsync);
 
-        IResourceBuilder<ProjectResource>? first = null;
+        CubbySiloProgram.EnsureExists();
+        IResourceBuilder<ExecutableResource>? first = null;
         for (var i = 1; i <= silos; i++)
         {
-            var silo = builder.AddProject<CubbySiloProject>($"{name}-silo-{i}")
+            var silo = builder.AddExecutable($"{name}-silo-{i}", "dotnet", CubbySiloProgram.Directory, CubbySiloProgram.AssemblyPath)
+                .WithOtlpExporter()
                 .WithReference(orleans)
 
                 // Orleans' ports listen as they are, with no proxy: a silo's address is its identity in the cluster, and

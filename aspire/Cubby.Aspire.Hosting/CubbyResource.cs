@@ -5,16 +5,16 @@ using Aspire.Hosting.Orleans;
 namespace Cubby.Aspire.Hosting;
 
 /// <summary>
-/// A Cubby cluster: its silos (one project resource each, shown under this one) and the connection string that Cubby's
+/// A Cubby cluster: its silos (one executable resource each, shown under this one) and the connection string that Cubby's
 /// client reads: <c>Endpoints={silo gateways};ClusterId={id};ServiceId={id}</c>.
 /// </summary>
 /// <param name="name">The resource's name, also the name of the connection string projects get.</param>
 public sealed class CubbyResource(string name) : Resource(name), IResourceWithConnectionString, IResourceWithWaitSupport
 {
-    private readonly List<ProjectResource> _silos = [];
+    private readonly List<ExecutableResource> _silos = [];
 
     /// <summary>The silos, in the order they were added: the first starts first (and is the primary under development clustering).</summary>
-    public IReadOnlyList<ProjectResource> Silos => _silos;
+    public IReadOnlyList<ExecutableResource> Silos => _silos;
 
     /// <summary>Orleans' cluster id of the silos; the resource's name unless set.</summary>
     public string ClusterId { get; internal set; } = name;
@@ -47,5 +47,5 @@ public sealed class CubbyResource(string name) : Resource(name), IResourceWithCo
     /// <summary>How <c>Aspire.Hosting.Orleans</c> wires the silos; its ids follow <see cref="ClusterId"/> and <see cref="ServiceId"/>.</summary>
     internal OrleansService? Orleans { get; set; }
 
-    internal void AddSilo(ProjectResource silo) => _silos.Add(silo);
+    internal void AddSilo(ExecutableResource silo) => _silos.Add(silo);
 }

@@ -77,51 +77,6 @@ public sealed class LoadHarnessQuickTests
         }
     }
 
-    private static async Task<(int ExitCode, string Output)> RunHarnessAsync(string[] arguments, TimeSpan limit)
-    {
-        var start = DotnetProcess.StartInfo(Harness, arguments);
-
-        var output = new StringBuilder();
-        using var process = new Process { StartInfo = start };
-        process.OutputDataReceived += (_, line) => Append(line.Data);
-        process.ErrorDataReceived += (_, line) => Append(line.Data);
-        process.Start();
-        process.StandardInput.Close();
-        process.BeginOutputReadLine();
-        process.BeginErrorReadLine();
-        using var timeout = new CancellationTokenSource(limit);
-        try
-        {
-            await process.WaitForExitAsync(timeout.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            process.Kill(entireProcessTree: true);
-            process.WaitForExit(10_000);
-            Assert.Fail($"dotnet Cubby.Load.dll {string.Join(' ', arguments)} did not finish within {limit.TotalSeconds:0} s:\n{Text()}");
-        }
-
-        // Bounded: a daemon the harness started would hold its output open past its exit.
-        process.WaitForExit(10_000);
-        return (process.ExitCode, Text());
-
-        void Append(string? line)
-        {
-            if (line is not null)
-            {
-                lock (output)
-                {
-                    output.Append(line).Append('\n');
-                }
-            }
-        }
-
-        string Text()
-        {
-            lock (output)
-            {
-                return output.ToString();
-            }
-        }
-    }
+    private static Task<(int ExitCode, string Output)> RunHarnessAsync(string[] arguments, TimeSpan limit) =>
+        DotnetProcess.RunAsync(DotnetProcess.StartInfo(Harness, arguments), limit);
 }

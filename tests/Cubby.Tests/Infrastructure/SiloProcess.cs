@@ -93,11 +93,12 @@ public sealed partial class SiloProcess : IDisposable
     /// <summary>
     /// Starts a silo on the given ports without waiting for it; see <see cref="WaitUntilReadyAsync"/>. Its Orleans silo
     /// port is <paramref name="siloPort"/> and its gateway port <paramref name="gatewayPort"/> (free ones when 0); it runs
-    /// from <paramref name="workingDirectory"/>, or the tests' own directory.
+    /// from <paramref name="workingDirectory"/>, or the tests' own directory. <paramref name="executable"/> names another
+    /// silo program to run (an installed <c>cubby-server</c>) instead of the built one.
     /// </summary>
-    public static SiloProcess Start(int respPort, int httpPort, IEnumerable<string> arguments, int siloPort = 0, int gatewayPort = 0, string? workingDirectory = null)
+    public static SiloProcess Start(int respPort, int httpPort, IEnumerable<string> arguments, int siloPort = 0, int gatewayPort = 0, string? workingDirectory = null, string? executable = null)
     {
-        if (!File.Exists(SiloAssemblyPath))
+        if (executable is null && !File.Exists(SiloAssemblyPath))
         {
             throw new InvalidOperationException($"The silo is not built at {SiloAssemblyPath}; the test project must reference silo/Cubby.Silo.");
         }
@@ -105,7 +106,8 @@ public sealed partial class SiloProcess : IDisposable
         siloPort = siloPort == 0 ? FreePort() : siloPort;
         gatewayPort = gatewayPort == 0 ? FreePort() : gatewayPort;
         string[] ports = ["--Cubby:RespPort", Text(respPort), "--Cubby:HttpPort", Text(httpPort), "--Cubby:Clustering:SiloPort", Text(siloPort), "--Cubby:Clustering:GatewayPort", Text(gatewayPort)];
-        var start = DotnetProcess.StartInfo(SiloAssemblyPath, ["--Cubby:Host", "127.0.0.1", .. ports, .. arguments], workingDirectory);
+        string[] all = ["--Cubby:Host", "127.0.0.1", .. ports, .. arguments];
+        var start = executable is null ? DotnetProcess.StartInfo(SiloAssemblyPath, all, workingDirectory) : DotnetProcess.CommandStartInfo(executable, all, workingDirectory);
         return Launch(start, respPort, httpPort, siloPort, gatewayPort);
     }
 

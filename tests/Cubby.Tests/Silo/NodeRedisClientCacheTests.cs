@@ -14,7 +14,7 @@ public sealed class NodeRedisClientCacheTests(SharedSiloFixture fixture) : IClas
     [Fact]
     public async Task Node_redis_caches_reads_and_drops_them_when_the_silo_says_they_changed()
     {
-        var directory = Path.Combine(RepositoryRoot(), "tests", "node-redis");
+        var directory = Path.Combine(Repository.Root, "tests", "node-redis");
         Assert.True(Directory.Exists(Path.Combine(directory, "node_modules", "redis")), $"node-redis is not installed: run tests/run.sh, or npm ci --prefix {directory}");
 
         var (exitCode, output, errors) = await RedisTools.RunAsync("node", [Path.Combine(directory, "client-side-cache.mjs"), fixture.Silo.RespEndPoint.Port.ToString(CultureInfo.InvariantCulture)]);
@@ -30,18 +30,5 @@ public sealed class NodeRedisClientCacheTests(SharedSiloFixture fixture) : IClas
         // With no TTL, the cache would serve v1 for ever without the invalidation.
         Assert.Equal("v2", root.GetProperty("afterWrite").GetString());
         Assert.Equal(JsonValueKind.Null, root.GetProperty("afterFlush").ValueKind);
-    }
-
-    private static string RepositoryRoot()
-    {
-        for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory is not null; directory = directory.Parent)
-        {
-            if (File.Exists(Path.Combine(directory.FullName, "Cubby.slnx")))
-            {
-                return directory.FullName;
-            }
-        }
-
-        throw new DirectoryNotFoundException($"No Cubby.slnx above {AppContext.BaseDirectory}.");
     }
 }

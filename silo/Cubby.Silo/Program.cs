@@ -1,15 +1,16 @@
 using Cubby.Silo.Clustering.Postgres;
 using Cubby.Silo.Hosting;
 
+var migrate = args is ["migrate", ..];
 try
 {
-    var migrate = args is ["migrate", ..];
     var (configFile, rest) = ConfigFileArgument.Take(migrate ? args[1..] : args);
     return migrate ? await MigrateAsync(configFile, rest).ConfigureAwait(false) : await ServeAsync(configFile, rest).ConfigureAwait(false);
 }
 catch (Exception exception)
 {
-    await Console.Error.WriteLineAsync(StartFailure.Describe(exception)).ConfigureAwait(false);
+    // migrate is not a silo starting: its failure is the cause alone.
+    await Console.Error.WriteLineAsync(migrate ? StartFailure.Cause(exception) : StartFailure.Describe(exception)).ConfigureAwait(false);
     return StartFailure.ExitCode;
 }
 

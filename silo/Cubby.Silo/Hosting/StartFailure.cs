@@ -15,11 +15,11 @@ internal static class StartFailure
     /// One line for a failure the operator can fix (a setting, a port); the whole exception for anything else. Orleans
     /// and the host wrap what a start step threw, so the causes are searched.
     /// </summary>
-    public static string Describe(Exception exception)
-    {
-        var cause = Causes(exception).FirstOrDefault(static cause => cause is SiloStartException or OptionsValidationException);
-        return "The Cubby silo could not start: " + (cause?.Message ?? exception.ToString());
-    }
+    public static string Describe(Exception exception) => "The Cubby silo could not start: " + Cause(exception);
+
+    /// <summary>The message of the failure the operator can fix, or the whole exception for anything else.</summary>
+    public static string Cause(Exception exception) =>
+        Causes(exception).FirstOrDefault(static cause => cause is SiloStartException or OptionsValidationException)?.Message ?? exception.ToString();
 
     private static IEnumerable<Exception> Causes(Exception exception)
     {

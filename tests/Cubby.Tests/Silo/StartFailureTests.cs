@@ -69,6 +69,17 @@ public sealed class StartFailureTests
     }
 
     [Fact]
+    public async Task A_silo_whose_config_file_is_not_there_exits_1_naming_the_file()
+    {
+        var missing = Path.Combine(Path.GetTempPath(), $"cubby-missing-{Guid.NewGuid():N}.json");
+        using var silo = SiloProcess.Start(SiloProcess.FreePort(), SiloProcess.FreePort(), ["--config", missing]);
+        await Poll.UntilAsync(() => silo.HasExited, Deadline, $"the silo to exit{silo.Describe()}");
+
+        Assert.Equal(1, await silo.StopAsync(TimeSpan.FromSeconds(5)));
+        Assert.Contains($"The Cubby silo could not start: --config names {missing}, which is not there.", silo.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task A_silo_with_a_setting_out_of_range_exits_1_with_the_validation_message_alone()
     {
         using var silo = SiloProcess.Start(SiloProcess.FreePort(), SiloProcess.FreePort(), ["--Cubby:MaxArguments", "2"]);

@@ -4,7 +4,7 @@ using System.Security.Cryptography.X509Certificates;
 namespace Cubby.Tls;
 
 /// <summary>Loads certificates from files, with errors that name the setting (<c>Cubby:Tls</c>, <c>Cubby:Clustering:Tls</c>, ...) they came from.</summary>
-internal static class CertificateFiles
+public static class CertificateFiles
 {
     /// <summary>The certificate of <paramref name="options"/>, with its private key.</summary>
     /// <param name="options">Where the certificate and its key are.</param>

@@ -11,7 +11,7 @@ namespace Cubby.Tls;
 /// certificate every member shares), so a chain to them is what admits a peer. Host names are not compared: silos
 /// reach each other at the addresses in the membership table, which certificates rarely name.
 /// </summary>
-internal sealed class LinkCredentials
+public sealed class LinkCredentials
 {
     private static readonly Oid ServerAuthentication = new("1.3.6.1.5.5.7.3.1");
     private static readonly Oid ClientAuthentication = new("1.3.6.1.5.5.7.3.2");
@@ -32,6 +32,10 @@ internal sealed class LinkCredentials
     /// Loads the certificate of <paramref name="options"/> (if it names one) and the authorities in
     /// <paramref name="authorityPath"/>; without an authority file the certificate itself is the one trusted.
     /// </summary>
+    /// <param name="options">The certificate this end presents, if any.</param>
+    /// <param name="authorityPath">The authorities' PEM bundle or DER file, or null to trust the certificate itself.</param>
+    /// <param name="section">The options' configuration section, for messages.</param>
+    /// <returns>The credentials.</returns>
     /// <exception cref="InvalidOperationException">A file cannot be used; the message names the setting.</exception>
     public static LinkCredentials Load(CertificateFileOptions options, string? authorityPath, string section)
     {
@@ -47,6 +51,11 @@ internal sealed class LinkCredentials
     /// an extended key usage without <paramref name="serverRole"/>'s or <paramref name="clientRole"/>'s purpose, or no
     /// chain to <see cref="Authorities"/>.
     /// </summary>
+    /// <param name="section">The options' configuration section, for the message.</param>
+    /// <param name="time">The clock the validity period is read against.</param>
+    /// <param name="serverRole">Whether peers connect to this end (it must allow server authentication).</param>
+    /// <param name="clientRole">Whether this end connects to peers (it must allow client authentication).</param>
+    /// <returns>A message naming the setting, or null when the certificate will do.</returns>
     public string? Problem(string section, TimeProvider time, bool serverRole, bool clientRole)
     {
         if (Certificate is not { } certificate)
@@ -76,6 +85,8 @@ internal sealed class LinkCredentials
     }
 
     /// <summary>The accepting side: presents the certificate and, when <paramref name="requirePeerCertificate"/>, admits only peers whose certificate chains to the authorities.</summary>
+    /// <param name="requirePeerCertificate">Whether a peer must present a certificate.</param>
+    /// <returns>Orleans' TLS options for a listener.</returns>
     public OrleansTlsOptions ForAccepting(bool requirePeerCertificate) => new()
     {
         LocalCertificate = Certificate ?? throw new InvalidOperationException("A listening end needs a certificate."),
@@ -84,6 +95,7 @@ internal sealed class LinkCredentials
     };
 
     /// <summary>The connecting side: accepts only a server whose certificate chains to the authorities, and presents its own if it has one.</summary>
+    /// <returns>Orleans' TLS options for a connection.</returns>
     public OrleansTlsOptions ForConnecting() => new()
     {
         LocalCertificate = Certificate,

@@ -5,7 +5,7 @@ namespace Cubby.Resp;
 /// <summary>
 /// One RESP item as read off the wire: a scalar with its payload, or the header of an aggregate (its elements follow).
 /// </summary>
-public readonly struct RespItem
+internal readonly struct RespItem
 {
     /// <summary>The item's type.</summary>
     public RespType Type { get; init; }

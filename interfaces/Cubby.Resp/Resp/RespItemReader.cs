@@ -4,7 +4,7 @@ using System.Globalization;
 namespace Cubby.Resp;
 
 /// <summary>Reads one RESP item (a scalar, or an aggregate's header) and checks it against the protocol and the limits.</summary>
-public static class RespItemReader
+internal static class RespItemReader
 {
     // Longer double texts are rejected rather than copied anywhere.
     private const int MaxDoubleLength = 128;

@@ -6,7 +6,7 @@ using System.Text;
 namespace Cubby.Resp;
 
 /// <summary>Reads RESP replies (any RESP2 or RESP3 type), such as a client receives from a server.</summary>
-public static class RespReplyReader
+internal static class RespReplyReader
 {
     // Nesting up to this depth is tracked on the stack; deeper limits rent the tracking array from the pool.
     private const int StackTrackedDepth = 64;

@@ -1,7 +1,7 @@
 namespace Cubby.Resp;
 
 /// <summary>The type of a RESP value; each member's value is the byte that introduces it on the wire.</summary>
-public enum RespType : byte
+internal enum RespType : byte
 {
     /// <summary><c>+text</c>: a short string without CR or LF.</summary>
     SimpleString = (byte)'+',

@@ -7,7 +7,7 @@ namespace Cubby.Resp;
 /// One whole RESP value, with nested values for aggregates. Meant for tests, tooling and client paths that are not hot:
 /// reading one allocates.
 /// </summary>
-public sealed class RespValue
+internal sealed class RespValue
 {
     private const int MaxDisplayedBytes = 200;
 

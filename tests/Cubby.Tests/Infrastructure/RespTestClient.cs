@@ -8,7 +8,7 @@ using Cubby.Resp;
 namespace Cubby.Tests.Infrastructure;
 
 /// <summary>A plain RESP client over a real socket, for driving a silo the way any Redis client does.</summary>
-public sealed class RespTestClient : IAsyncDisposable
+internal sealed class RespTestClient : IAsyncDisposable
 {
     private static readonly TimeSpan ReplyTimeout = TimeSpan.FromSeconds(30);
     private readonly Socket _socket;
@@ -148,7 +148,7 @@ public sealed class RespTestClient : IAsyncDisposable
 }
 
 /// <summary>Assertions on replies.</summary>
-public static class RespAssert
+internal static class RespAssert
 {
     public static void Ok(RespValue reply) => SimpleString("OK", reply);
 

@@ -64,7 +64,7 @@ public sealed class TestSilo : IAsyncDisposable
         return new TestSilo(app);
     }
 
-    public Task<RespTestClient> ConnectAsync() => RespTestClient.ConnectAsync(RespEndPoint);
+    internal Task<RespTestClient> ConnectAsync() => RespTestClient.ConnectAsync(RespEndPoint);
 
     public async ValueTask DisposeAsync()
     {

@@ -1,4 +1,5 @@
 using System.Buffers;
+using Cubby.Grains.Hosting;
 using Cubby.Resp;
 
 namespace Cubby.Grains.Commands;
@@ -12,7 +13,7 @@ namespace Cubby.Grains.Commands;
 internal sealed class CommandContext
 {
     private readonly ShardCatalog _catalog;
-    private readonly RespEndpointSource? _respEndpoint;
+    private readonly RespFrontDoor? _respDoor;
     private Shard? _shard;
     private Shard?[] _shardsByArgument = [];
 
@@ -25,11 +26,11 @@ internal sealed class CommandContext
 
     /// <param name="catalog">The shards this silo holds, their settings and their clock.</param>
     /// <param name="output">Where replies are written.</param>
-    /// <param name="respEndpoint">Where clients reach this silo's RESP front door; null on a silo without one.</param>
-    public CommandContext(ShardCatalog catalog, IBufferWriter<byte> output, RespEndpointSource? respEndpoint = null)
+    /// <param name="respDoor">Where clients reach this silo's RESP front door; null on a silo without one.</param>
+    public CommandContext(ShardCatalog catalog, IBufferWriter<byte> output, RespFrontDoor? respDoor = null)
     {
         _catalog = catalog;
-        _respEndpoint = respEndpoint;
+        _respDoor = respDoor;
         Writer = new RespWriter(output);
     }
 
@@ -45,7 +46,7 @@ internal sealed class CommandContext
     public ArrayBufferWriter<byte> Scratch { get; } = new();
 
     /// <summary>Where clients reach this silo's RESP front door (<c>host:port</c>); null on a silo that has none.</summary>
-    public string? RespEndpoint => _respEndpoint?.Endpoint;
+    public string? RespEndpoint => _respDoor?.Endpoint is { Length: > 0 } endpoint ? endpoint : null;
 
     public ShardCatalog Catalog => _catalog;
 

@@ -1,4 +1,5 @@
 using System.Buffers;
+using Cubby.Grains.Hosting;
 using Cubby.Resp;
 using Cubby.Sharding;
 
@@ -8,7 +9,7 @@ namespace Cubby.Grains.Commands;
 /// Runs relayed commands (<see cref="IShardCommands.Run"/>) inside their shard grain's turn. A grain turn is synchronous,
 /// so each thread keeps one context and one request per catalog, reused call after call.
 /// </summary>
-internal sealed class RelayedCommandRunner(ShardCatalog catalog, RespEndpointSource? respEndpoint = null)
+internal sealed class RelayedCommandRunner(ShardCatalog catalog, RespFrontDoor respDoor)
 {
     [ThreadStatic]
     private static RelayState? t_state;
@@ -17,7 +18,7 @@ internal sealed class RelayedCommandRunner(ShardCatalog catalog, RespEndpointSou
     public RelayedReply Run(Shard shard, RelayedCommand relayed, out bool wrote)
     {
         wrote = false;
-        var state = t_state is { } cached && ReferenceEquals(cached.Catalog, catalog) ? cached : t_state = new RelayState(catalog, respEndpoint);
+        var state = t_state is { } cached && ReferenceEquals(cached.Catalog, catalog) ? cached : t_state = new RelayState(catalog, respDoor);
         var (context, request, reply, boundaries) = (state.Context, state.Request, state.Reply, state.Boundaries);
         reply.ResetWrittenCount();
         boundaries.Clear();
@@ -72,10 +73,10 @@ internal sealed class RelayedCommandRunner(ShardCatalog catalog, RespEndpointSou
 
     private sealed class RelayState
     {
-        public RelayState(ShardCatalog catalog, RespEndpointSource? respEndpoint)
+        public RelayState(ShardCatalog catalog, RespFrontDoor respDoor)
         {
             Catalog = catalog;
-            Context = new CommandContext(catalog, Reply, respEndpoint);
+            Context = new CommandContext(catalog, Reply, respDoor);
         }
 
         public ShardCatalog Catalog { get; }

@@ -12,7 +12,7 @@ internal sealed class ShardSiloService(GrainId id, global::Orleans.Runtime.Silo 
     public Task<SiloCard> Describe()
     {
         var catalog = services.GetRequiredService<ShardCatalog>();
-        var endpoint = services.GetService<RespEndpointSource>()?.Endpoint ?? string.Empty;
+        var endpoint = services.GetRequiredService<Hosting.RespFrontDoor>().Endpoint;
         return Task.FromResult(new SiloCard(endpoint, catalog.Count(), catalog.ActiveShards()));
     }
 }

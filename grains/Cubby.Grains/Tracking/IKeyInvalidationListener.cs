@@ -4,8 +4,8 @@ using Orleans.Services;
 namespace Cubby.Grains.Tracking;
 
 /// <summary>
-/// Where a silo's shards tell a tracking reader that keys it read changed: an Orleans grain service on each silo whose
-/// RESP door serves <c>CLIENT TRACKING</c>. The grain layer owns the contract; the door implements it.
+/// Where a silo's shards tell another silo's tracking readers that keys they read changed: an Orleans grain service on
+/// every silo holding shards, which hands the batches to that silo's <see cref="KeyInvalidationFeed"/>.
 /// </summary>
 [Alias("cubby.key-invalidations")]
 internal interface IKeyInvalidationListener : IGrainService
@@ -15,12 +15,3 @@ internal interface IKeyInvalidationListener : IGrainService
     Task Invalidated(KeyInvalidation[] batch);
 }
 
-/// <summary>
-/// This silo's own <see cref="IKeyInvalidationListener"/>, registered by a silo with a RESP door: its shards hand
-/// invalidations for its own tracking connections to it directly, without a grain call to themselves.
-/// </summary>
-internal interface ILocalKeyInvalidations
-{
-    /// <summary>Takes a batch of invalidations, in the order their changes were made.</summary>
-    void Invalidated(KeyInvalidation[] batch);
-}

@@ -22,7 +22,7 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
     private readonly IServiceProvider _services;
     private readonly SiloAddress _self;
     private ReaderLink?[] _links = new ReaderLink?[8];
-    private ILocalKeyInvalidations? _local;
+    private readonly KeyInvalidationFeed _feed;
     private long _keys;
     private int _largestUpdate;
     private long _incarnations = Random.Shared.NextInt64(1, long.MaxValue / 2);
@@ -32,6 +32,7 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
     {
         _services = services;
         _self = services.GetRequiredService<ILocalSiloDetails>().SiloAddress;
+        _feed = services.GetRequiredService<KeyInvalidationFeed>();
         Membership = services.GetRequiredService<IClusterMembershipService>();
         Logger = services.GetRequiredService<ILogger<ReadTracking>>();
         Time = services.GetService<TimeProvider>() ?? TimeProvider.System;
@@ -204,11 +205,8 @@ internal sealed partial class ReadTracking : GrainServiceClient<IKeyInvalidation
     /// <summary>A link identity no earlier link of this silo had (a restarted silo starts from another random point).</summary>
     internal long NewIncarnation() => Interlocked.Increment(ref _incarnations);
 
-    /// <summary>This silo's own door, when <paramref name="silo"/> is this silo and it has one: told directly, not through a grain call.</summary>
-    internal ILocalKeyInvalidations? LocalListenerFor(SiloAddress silo) =>
-
-        // Resolved when first needed: the door that implements it depends on the shards that send to it.
-        silo.Equals(_self) ? _local ??= _services.GetService<ILocalKeyInvalidations>() : null;
+    /// <summary>This silo's own feed, when <paramref name="silo"/> is this silo: told directly, not through a grain call.</summary>
+    internal KeyInvalidationFeed? LocalFeedFor(SiloAddress silo) => silo.Equals(_self) ? _feed : null;
 
     internal IKeyInvalidationListener ListenerAt(SiloAddress silo) => GetGrainService(silo);
 

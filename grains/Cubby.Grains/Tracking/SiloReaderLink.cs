@@ -46,9 +46,9 @@ internal sealed class SiloReaderLink : ReaderLink
     {
         try
         {
-            if (_owner.LocalListenerFor(Silo) is { } local)
+            if (_owner.LocalFeedFor(Silo) is { } local)
             {
-                local.Invalidated([.. batch]);
+                local.Publish([.. batch]);
                 return;
             }
 

@@ -41,13 +41,12 @@ public static class SiloHostingExtensions
         {
             OrleansClustering.Configure(silo, options);
             silo.Services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>, ListeningPortCheck>();
+            silo.Services.AddSingleton(static services => new RespFrontDoor(() => services.GetRequiredService<SiloRuntime>().RespEndpoint));
             silo.AddCubbyShards(options);
             silo.AddGrainService<SiloReportService>();
             silo.Services.TryAddSingleton<SiloReports>();
             silo.AddGrainService<PubSubService>();
             silo.Services.TryAddSingleton<PubSubPeers>();
-            silo.AddGrainService<Tracking.KeyInvalidationListener>();
-            silo.Services.AddSingleton<Grains.Tracking.ILocalKeyInvalidations>(static services => services.GetRequiredService<SiloRuntime>().TrackedKeys);
             silo.Configure<SiloMessagingOptions>(messaging => messaging.ResponseTimeout = options.Clustering.CallTimeout);
             silo.Configure<GrainDirectoryOptions>(directory => directory.CacheSize = DirectoryCacheSizeOf(options));
             if (options.Dashboard.Enabled)
@@ -59,7 +58,6 @@ public static class SiloHostingExtensions
         builder.Services.AddSingleton<SiloRuntime>();
         builder.Services.AddSingleton<SiloEndpoints>();
         builder.Services.AddSingleton<PipelinedConnections>();
-        builder.Services.AddSingleton(static services => services.GetRequiredService<SiloRuntime>().RespEndpointSource);
         builder.Services.AddHealthChecks();
         builder.Services.AddMetrics();
         builder.Services.AddSingleton<CubbyMeter>();

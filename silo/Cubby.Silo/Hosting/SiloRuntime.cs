@@ -25,7 +25,9 @@ internal sealed class SiloRuntime(
     PubSubPeers? pubSubPeers = null,
     Grains.Tracking.BroadcastPublisher? broadcastPublisher = null,
     Grains.Replication.ShardReplicas? replicas = null,
-    Grains.Persistence.ShardFiles? files = null)
+    Grains.Persistence.ShardFiles? files = null,
+    Grains.Tracking.KeyInvalidationFeed? invalidations = null,
+    Grains.Hosting.RespFrontDoor? respDoor = null)
 {
     private const string NoOrleans = "This runtime was built without an Orleans silo (a benchmark's or test's bare runtime); it serves only shards it holds.";
 
@@ -83,13 +85,13 @@ internal sealed class SiloRuntime(
     public ClientRegistry Clients { get; } = new();
 
     /// <summary>The keys this silo's tracking connections read (CLIENT TRACKING).</summary>
-    public TrackedKeys TrackedKeys => _trackedKeys ??= new TrackedKeys(key => Catalog.ShardMap.SlotOf(key), Clients, Broadcasts);
+    public TrackedKeys TrackedKeys => (Volatile.Read(ref _tracking) ?? StartTracking()).Keys;
 
     /// <summary>This silo's connections in CLIENT TRACKING BCAST mode.</summary>
-    public BroadcastClients Broadcasts => _broadcasts ??= new BroadcastClients(broadcastPublisher);
+    public BroadcastClients Broadcasts => (Volatile.Read(ref _tracking) ?? StartTracking()).Broadcasts;
 
-    private TrackedKeys? _trackedKeys;
-    private BroadcastClients? _broadcasts;
+    private readonly Lock _trackingGate = new();
+    private TrackingState? _tracking;
 
     public DateTimeOffset StartedAt { get; } = catalog.Time.GetUtcNow();
 
@@ -113,11 +115,28 @@ internal sealed class SiloRuntime(
         return new SiloRuntime(Microsoft.Extensions.Options.Options.Create(options), new SiloEndpoints(), catalog);
     }
 
+    /// <summary>Made when tracking is first asked for; from then on the invalidations the shards send this silo reach its connections.</summary>
+    private TrackingState StartTracking()
+    {
+        lock (_trackingGate)
+        {
+            if (_tracking is null)
+            {
+                var broadcasts = new BroadcastClients(broadcastPublisher);
+                var keys = new TrackedKeys(key => Catalog.ShardMap.SlotOf(key), Clients, broadcasts);
+                invalidations?.Listen(keys.Invalidated);
+                Volatile.Write(ref _tracking, new TrackingState(keys, broadcasts));
+            }
+
+            return _tracking;
+        }
+    }
+
+    private sealed record TrackingState(TrackedKeys Keys, BroadcastClients Broadcasts);
+
+    /// <summary>This silo's front door as its shards answer CUBBY.OWNER; null in a runtime without Orleans.</summary>
+    public Grains.Hosting.RespFrontDoor? RespDoor => respDoor;
+
     /// <summary>Where clients reach this silo's RESP front door, <c>host:port</c>, as other silos report it.</summary>
     public string RespEndpoint => $"{OrleansClustering.AdvertisedAddress(Options)}:{Endpoints.Resp.Port}";
-
-    /// <summary><see cref="RespEndpoint"/> for CUBBY.OWNER, which the shards' grains answer too.</summary>
-    public RespEndpointSource RespEndpointSource => _respEndpointSource ??= new RespEndpointSource(() => RespEndpoint);
-
-    private RespEndpointSource? _respEndpointSource;
 }

@@ -25,7 +25,7 @@ internal sealed class ClientSession
     public ClientSession(SiloRuntime silo, IBufferWriter<byte> output, string remoteEndPoint)
     {
         Silo = silo;
-        Context = new CommandContext(silo.Catalog, output, silo.RespEndpointSource);
+        Context = new CommandContext(silo.Catalog, output, silo.RespDoor);
         Id = silo.Clients.NextId();
         RemoteEndPoint = remoteEndPoint;
         IsAuthenticated = silo.Options.Password is null;

@@ -12,7 +12,7 @@ namespace Cubby.Silo.Tracking;
 /// sent as well, and the connection writes the invalidation after the read's reply. Connections in BCAST mode
 /// (<see cref="BroadcastClients"/>) are sent every changed key with one of their prefixes. Thread-safe.
 /// </summary>
-internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clients, BroadcastClients broadcasts) : ILocalKeyInvalidations
+internal sealed class TrackedKeys(Func<byte[], int> slotOf, ClientRegistry clients, BroadcastClients broadcasts)
 {
     private readonly Lock _gate = new();
     private readonly Dictionary<byte[], List<ClientSession>> _keys = new(ByteStringComparer.Instance);

@@ -76,7 +76,8 @@ public static class CubbySiloBuilderExtensions
         silo.Services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(static services => services.GetRequiredService<ShardRebalancer>());
         silo.AddGrainService<ShardSiloService>();
         silo.AddGrainService<Batches.ShardBatchService>();
-        silo.Services.AddSingleton<ShardSilos>();
+        silo.Services.AddSingleton<ShardSiloClient>();
+        silo.Services.AddSingleton(static services => new ShardSilos(services.GetRequiredService<ShardSiloClient>(), services.GetRequiredService<ShardHomes>()));
         silo.Services.AddSingleton<Replication.ShardReplicas>();
         silo.Services.AddSingleton<Replication.ShardResumption>();
         silo.Services.AddSingleton<Persistence.ShardFiles>();

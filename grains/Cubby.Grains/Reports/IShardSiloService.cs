@@ -21,4 +21,4 @@ internal interface IShardSiloService : IGrainService
 /// <param name="Shards">Shards active on it.</param>
 [GenerateSerializer]
 [Alias("cubby.silo-card")]
-internal sealed record SiloCard([property: Id(0)] string RespEndpoint, [property: Id(1)] long Entries, [property: Id(2)] int Shards);
+public sealed record SiloCard([property: Id(0)] string RespEndpoint, [property: Id(1)] long Entries, [property: Id(2)] int Shards);

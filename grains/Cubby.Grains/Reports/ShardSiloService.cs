@@ -18,7 +18,7 @@ internal sealed class ShardSiloService(GrainId id, global::Orleans.Runtime.Silo 
 }
 
 /// <summary>Reaches the <see cref="IShardSiloService"/> of a given silo.</summary>
-internal sealed class ShardSilos(IServiceProvider services) : GrainServiceClient<IShardSiloService>(services)
+internal sealed class ShardSiloClient(IServiceProvider services) : GrainServiceClient<IShardSiloService>(services)
 {
     public IShardSiloService Of(SiloAddress silo) => GetGrainService(silo);
 }

@@ -74,7 +74,7 @@ internal sealed record ClusterReport(
 
         try
         {
-            return await silo.ShardSilos.Of(member.SiloAddress).Describe().WaitAsync(SiloTimeout).ConfigureAwait(false);
+            return await silo.ShardSilos.DescribeAsync(member.SiloAddress).WaitAsync(SiloTimeout).ConfigureAwait(false);
         }
         catch (Exception exception) when (exception is not OutOfMemoryException)
         {

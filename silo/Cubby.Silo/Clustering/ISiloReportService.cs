@@ -4,7 +4,7 @@ namespace Cubby.Silo.Clustering;
 
 /// <summary>
 /// The dashboard's numbers one Cubby silo gives the others (an Orleans grain service, one per silo). What every silo
-/// holding shards says of itself is the grain layer's <see cref="Grains.Reports.IShardSiloService"/>.
+/// holding shards says of itself is the grain layer's <see cref="Grains.Reports.ShardSilos"/>.
 /// </summary>
 [Alias("cubby.silo-report")]
 internal interface ISiloReportService : IGrainService

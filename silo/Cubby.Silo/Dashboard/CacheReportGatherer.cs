@@ -6,7 +6,7 @@ namespace Cubby.Silo.Dashboard;
 
 /// <summary>
 /// Builds the <see cref="CacheReport"/>: this silo's own figures and each other live member's, asked through its
-/// <see cref="Grains.Reports.IShardSiloService"/> and <see cref="ISiloReportService"/>, then the silos declared dead
+/// <see cref="Grains.Reports.ShardSilos"/> and <see cref="ISiloReportService"/>, then the silos declared dead
 /// of late. A silo that does not answer within <see cref="PeerTimeout"/> is shown as unreachable rather than holding
 /// the page up.
 /// </summary>
@@ -43,7 +43,7 @@ internal sealed class CacheReportGatherer(SiloRuntime silo, RecentDeaths deaths)
 
         try
         {
-            var card = silo.ShardSilos.Of(address).Describe().WaitAsync(PeerTimeout);
+            var card = silo.ShardSilos.DescribeAsync(address).WaitAsync(PeerTimeout);
             var stats = silo.Reports.Of(address).Stats(seconds).WaitAsync(PeerTimeout);
             var (answer, figures) = (await card.ConfigureAwait(false), JsonSerializer.Deserialize(await stats.ConfigureAwait(false), DashboardJson.Default.SiloStats));
             return new CacheSilo(address.ToParsableString(), answer.RespEndpoint, status, answer.Shards, IsSelf: false, Reachable: true, figures);

@@ -1,6 +1,5 @@
 using System.Collections.Concurrent;
 using Cubby.Diagnostics;
-using Cubby.Grains.Placement;
 using Cubby.Grains.Reports;
 using Orleans.Runtime.Services;
 
@@ -9,9 +8,9 @@ namespace Cubby.Silo.PubSub;
 /// <summary>
 /// The <see cref="IPubSubService"/> of every other active Cubby silo. A silo hosting shards with <c>AddCubby()</c> alone
 /// (a team's own Orleans silo) has no RESP door and so no subscribers, and is never asked: whether a silo has a door
-/// is asked once, through the grain layer's <see cref="IShardSiloService"/>, and remembered for that silo's life.
+/// is asked once, through the grain layer's <see cref="ShardSilos"/>, and remembered for that silo's life.
 /// </summary>
-internal sealed partial class PubSubPeers(IServiceProvider services, ShardHomes homes, ShardSilos shardSilos, ILogger<PubSubPeers> logger)
+internal sealed partial class PubSubPeers(IServiceProvider services, ShardSilos shardSilos, ILogger<PubSubPeers> logger)
     : GrainServiceClient<IPubSubService>(services)
 {
     /// <summary>How long a publish or a PUBSUB query waits for a silo before counting it as having nobody.</summary>
@@ -22,7 +21,7 @@ internal sealed partial class PubSubPeers(IServiceProvider services, ShardHomes 
     /// <summary>The other active silos with a RESP door; completes at once unless a silo not seen before must be asked.</summary>
     public ValueTask<SiloAddress[]> OthersAsync()
     {
-        var others = homes.Homes().Where(silo => !silo.Equals(homes.Self)).ToArray();
+        var others = shardSilos.All().Where(silo => !silo.Equals(shardSilos.Self)).ToArray();
         if (others.Any(silo => !_hasDoor.ContainsKey(silo)))
         {
             return new ValueTask<SiloAddress[]>(AskUnknownAsync(others));
@@ -60,7 +59,7 @@ internal sealed partial class PubSubPeers(IServiceProvider services, ShardHomes 
         {
             try
             {
-                var card = await shardSilos.Of(silo).Describe().WaitAsync(PeerTimeout).ConfigureAwait(false);
+                var card = await shardSilos.DescribeAsync(silo).WaitAsync(PeerTimeout).ConfigureAwait(false);
                 _hasDoor[silo] = card.RespEndpoint.Length > 0;
             }
             catch (Exception exception) when (exception is not OutOfMemoryException)

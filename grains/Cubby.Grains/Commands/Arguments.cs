@@ -7,25 +7,6 @@ namespace Cubby.Grains.Commands;
 /// <summary>Reads command arguments; each Try method writes Redis's error reply itself when it returns false.</summary>
 internal static class Arguments
 {
-    /// <summary>Whether <paramref name="argument"/> is the ASCII keyword <paramref name="keyword"/>, ignoring case.</summary>
-    public static bool Is(ReadOnlySpan<byte> argument, string keyword)
-    {
-        if (argument.Length != keyword.Length)
-        {
-            return false;
-        }
-
-        for (var i = 0; i < argument.Length; i++)
-        {
-            if ((argument[i] | 0x20) != (keyword[i] | 0x20))
-            {
-                return false;
-            }
-        }
-
-        return true;
-    }
-
     /// <summary>
     /// Checks a subcommand's argument count by Redis's arity convention (counting the command and the subcommand);
     /// on failure writes Redis's error, which names the subcommand as <c>command|subcommand</c>.
@@ -37,7 +18,7 @@ internal static class Arguments
             return true;
         }
 
-        context.Writer.WriteError(ErrorText.WrongArity(fullName));
+        context.Writer.WriteError(RedisErrors.WrongArity(fullName));
         return false;
     }
 

@@ -2,6 +2,7 @@ using System.Numerics;
 using Cubby.Grains;
 using Cubby.Grains.Storage;
 using Cubby.Resp;
+using Cubby.Text;
 
 namespace Cubby.Grains.Commands;
 
@@ -145,20 +146,20 @@ internal static class BitCommands
 
         if (count > 3 || (count == 1 && !startAlone))
         {
-            context.Writer.WriteError(ErrorText.Syntax);
+            context.Writer.WriteError(RedisErrors.Syntax);
             return false;
         }
 
         var inBits = false;
         if (count == 3)
         {
-            if (Arguments.Is(request[first + 2], "BIT"))
+            if (AsciiIgnoreCaseComparer.IsKeyword(request[first + 2], "BIT"))
             {
                 inBits = true;
             }
-            else if (!Arguments.Is(request[first + 2], "BYTE"))
+            else if (!AsciiIgnoreCaseComparer.IsKeyword(request[first + 2], "BYTE"))
             {
-                context.Writer.WriteError(ErrorText.Syntax);
+                context.Writer.WriteError(RedisErrors.Syntax);
                 return false;
             }
         }

@@ -1,6 +1,6 @@
 namespace Cubby.Grains.Commands;
 
-/// <summary>The sets of Redis command flags COMMAND reports, shared by the command tables.</summary>
+/// <summary>The sets of Redis command flags COMMAND reports, for the commands on keys.</summary>
 internal static class CommandFlags
 {
     public static readonly string[] Read = ["readonly", "fast"];
@@ -9,12 +9,4 @@ internal static class CommandFlags
     public static readonly string[] WriteNoFast = ["write", "denyoom"];
     public static readonly string[] WriteFastNoOom = ["write", "fast"];
     public static readonly string[] ReadSlow = ["readonly"];
-    public static readonly string[] Connection = ["fast", "no-auth"];
-    public static readonly string[] Admin = ["loading", "stale"];
-    public static readonly string[] Clock = ["random", "loading", "stale", "fast"];
-    public static readonly string[] Transaction = ["noscript", "loading", "stale", "fast", "allow_busy"];
-    public static readonly string[] Subscription = ["pubsub", "noscript", "loading", "stale"];
-    public static readonly string[] Publish = ["pubsub", "loading", "stale", "fast"];
-    public static readonly string[] PubSubQuery = ["pubsub", "loading", "stale"];
-    public static readonly string[] TransactionSlow = ["noscript", "loading", "stale", "skip_slowlog"];
 }

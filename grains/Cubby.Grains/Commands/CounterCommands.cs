@@ -56,7 +56,7 @@ internal static class CounterCommands
                 context.Writer.WriteError(ErrorText.NotFinite);
                 break;
             default:
-                context.Writer.WriteError(ErrorText.OutOfMemory);
+                context.Writer.WriteError(RedisErrors.OutOfMemory);
                 break;
         }
     }
@@ -80,7 +80,7 @@ internal static class CounterCommands
                 context.Writer.WriteError(ErrorText.Overflow);
                 break;
             default:
-                context.Writer.WriteError(ErrorText.OutOfMemory);
+                context.Writer.WriteError(RedisErrors.OutOfMemory);
                 break;
         }
     }

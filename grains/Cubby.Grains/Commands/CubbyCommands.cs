@@ -1,6 +1,7 @@
 using Cubby.Grains;
 using Cubby.Grains.Storage;
 using Cubby.Resp;
+using Cubby.Text;
 
 namespace Cubby.Grains.Commands;
 
@@ -28,15 +29,15 @@ internal static class CubbyCommands
         {
             var option = request[i];
             var hasValue = i + 1 < request.Count;
-            if (Arguments.Is(option, "NX") && condition == WriteCondition.Always)
+            if (AsciiIgnoreCaseComparer.IsKeyword(option, "NX") && condition == WriteCondition.Always)
             {
                 condition = WriteCondition.IfAbsent;
             }
-            else if (Arguments.Is(option, "XX") && condition == WriteCondition.Always)
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "XX") && condition == WriteCondition.Always)
             {
                 condition = WriteCondition.IfPresent;
             }
-            else if (hasValue && Arguments.Is(option, "PXAT") && expiresAt == 0)
+            else if (hasValue && AsciiIgnoreCaseComparer.IsKeyword(option, "PXAT") && expiresAt == 0)
             {
                 if (!Arguments.TryInt64(context, request[++i], out expiresAt))
                 {
@@ -49,7 +50,7 @@ internal static class CubbyCommands
                     return;
                 }
             }
-            else if (hasValue && Arguments.Is(option, "SLIDE") && sliding == 0)
+            else if (hasValue && AsciiIgnoreCaseComparer.IsKeyword(option, "SLIDE") && sliding == 0)
             {
                 if (!Arguments.TryInt64(context, request[++i], out sliding))
                 {
@@ -62,7 +63,7 @@ internal static class CubbyCommands
                     return;
                 }
             }
-            else if (hasValue && Arguments.Is(option, "FLAGS"))
+            else if (hasValue && AsciiIgnoreCaseComparer.IsKeyword(option, "FLAGS"))
             {
                 if (!Arguments.TryInt64(context, request[++i], out flags))
                 {
@@ -77,7 +78,7 @@ internal static class CubbyCommands
             }
             else
             {
-                context.Writer.WriteError(ErrorText.Syntax);
+                context.Writer.WriteError(RedisErrors.Syntax);
                 return;
             }
         }

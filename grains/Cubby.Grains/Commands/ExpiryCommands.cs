@@ -1,5 +1,6 @@
 using Cubby.Grains;
 using Cubby.Resp;
+using Cubby.Text;
 
 namespace Cubby.Grains.Commands;
 
@@ -52,25 +53,25 @@ internal static class ExpiryCommands
         for (var i = 3; i < request.Count; i++)
         {
             var option = request[i];
-            if (Arguments.Is(option, "NX"))
+            if (AsciiIgnoreCaseComparer.IsKeyword(option, "NX"))
             {
                 nx = true;
             }
-            else if (Arguments.Is(option, "XX"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "XX"))
             {
                 xx = true;
             }
-            else if (Arguments.Is(option, "GT"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "GT"))
             {
                 gt = true;
             }
-            else if (Arguments.Is(option, "LT"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "LT"))
             {
                 lt = true;
             }
             else
             {
-                context.Writer.WriteError($"ERR Unsupported option {ErrorText.Printable(option)}");
+                context.Writer.WriteError($"ERR Unsupported option {RedisErrors.Printable(option)}");
                 return false;
             }
         }

@@ -1,5 +1,6 @@
 using Cubby.Grains.Commands.Hashes;
 using Cubby.Grains.Commands.TwoKeys;
+using Cubby.Text;
 using static Cubby.Grains.Commands.CommandFlags;
 
 namespace Cubby.Grains.Commands;

@@ -40,21 +40,21 @@ internal static class ObjectCommand
     {
         var subcommand = request[1];
         var writer = context.Writer;
-        if (Arguments.Is(subcommand, "help"))
+        if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "help"))
         {
-            HelpReply.Write(writer, Help);
+            writer.WriteSimpleStringArray(Help);
             return;
         }
 
-        if (!Arguments.Is(subcommand, "encoding") && !Arguments.Is(subcommand, "refcount") && !Arguments.Is(subcommand, "idletime") && !Arguments.Is(subcommand, "freq"))
+        if (!AsciiIgnoreCaseComparer.IsKeyword(subcommand, "encoding") && !AsciiIgnoreCaseComparer.IsKeyword(subcommand, "refcount") && !AsciiIgnoreCaseComparer.IsKeyword(subcommand, "idletime") && !AsciiIgnoreCaseComparer.IsKeyword(subcommand, "freq"))
         {
-            writer.WriteError(ErrorText.UnknownSubcommand(subcommand, "OBJECT"));
+            writer.WriteError(RedisErrors.UnknownSubcommand(subcommand, "OBJECT"));
             return;
         }
 
         if (request.Count != 3)
         {
-            writer.WriteError(ErrorText.WrongArity("object|" + Arguments.Utf8(subcommand).ToLowerInvariant()));
+            writer.WriteError(RedisErrors.WrongArity("object|" + Arguments.Utf8(subcommand).ToLowerInvariant()));
             return;
         }
 
@@ -69,15 +69,15 @@ internal static class ObjectCommand
         {
             writer.WriteNull();
         }
-        else if (Arguments.Is(subcommand, "encoding"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "encoding"))
         {
             writer.WriteBulkString(inspection.Encoding);
         }
-        else if (Arguments.Is(subcommand, "refcount"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "refcount"))
         {
             writer.WriteInteger(1);
         }
-        else if (Arguments.Is(subcommand, "idletime"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "idletime"))
         {
             writer.WriteInteger(inspection.IdleSeconds);
         }

@@ -2,6 +2,7 @@ using System.Buffers;
 using Cubby.Grains.Hosting;
 using Cubby.Resp;
 using Cubby.Sharding;
+using Cubby.Text;
 
 namespace Cubby.Grains.Commands;
 
@@ -28,7 +29,7 @@ internal sealed class RelayedCommandRunner(ShardCatalog catalog, RespFrontDoor r
         var command = request.Count > 0 ? KeyCommandTable.Instance.Find(request[0]) : null;
         if (command is null || !command.AcceptsArgumentCount(request.Count))
         {
-            context.Writer.WriteError($"ERR a relayed command must be a command on keys with its arguments: {(request.Count > 0 ? ErrorText.Printable(request[0]) : "(empty)")}");
+            context.Writer.WriteError($"ERR a relayed command must be a command on keys with its arguments: {(request.Count > 0 ? RedisErrors.Printable(request[0]) : "(empty)")}");
             return Take(state);
         }
 

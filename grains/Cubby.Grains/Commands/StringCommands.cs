@@ -54,19 +54,19 @@ internal static class StringCommands
         for (var i = 3; i < request.Count; i++)
         {
             var option = request[i];
-            if (Arguments.Is(option, "NX") && !xx)
+            if (AsciiIgnoreCaseComparer.IsKeyword(option, "NX") && !xx)
             {
                 nx = true;
             }
-            else if (Arguments.Is(option, "XX") && !nx)
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "XX") && !nx)
             {
                 xx = true;
             }
-            else if (Arguments.Is(option, "GET"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "GET"))
             {
                 returnPrevious = true;
             }
-            else if (Arguments.Is(option, "KEEPTTL") && unit is null)
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "KEEPTTL") && unit is null)
             {
                 keepTtl = true;
             }
@@ -77,7 +77,7 @@ internal static class StringCommands
             }
             else
             {
-                context.Writer.WriteError(ErrorText.Syntax);
+                context.Writer.WriteError(RedisErrors.Syntax);
                 return;
             }
         }
@@ -112,7 +112,7 @@ internal static class StringCommands
 
         if (status == SetStatus.OutOfMemory)
         {
-            context.Writer.WriteError(ErrorText.OutOfMemory);
+            context.Writer.WriteError(RedisErrors.OutOfMemory);
         }
         else if (returnPrevious)
         {
@@ -153,7 +153,7 @@ internal static class StringCommands
         if (request.Count > 2)
         {
             var option = request[2];
-            if (request.Count == 3 && Arguments.Is(option, "PERSIST"))
+            if (request.Count == 3 && AsciiIgnoreCaseComparer.IsKeyword(option, "PERSIST"))
             {
                 expiresAt = 0;
             }
@@ -168,7 +168,7 @@ internal static class StringCommands
             }
             else
             {
-                context.Writer.WriteError(ErrorText.Syntax);
+                context.Writer.WriteError(RedisErrors.Syntax);
                 return;
             }
         }
@@ -208,7 +208,7 @@ internal static class StringCommands
         var status = context.Shard.Set(key, request[2], new SetRequest(WriteCondition.Always, ExpirySpec.Never), ref previous);
         if (status == SetStatus.OutOfMemory)
         {
-            context.Writer.WriteError(ErrorText.OutOfMemory);
+            context.Writer.WriteError(RedisErrors.OutOfMemory);
         }
         else
         {
@@ -271,7 +271,7 @@ internal static class StringCommands
         // Room for all of them before the first is written, so one key's write does not evict another's.
         if (!context.Catalog.Evictor.MakeRoom(bytes))
         {
-            context.Writer.WriteError(ErrorText.OutOfMemory);
+            context.Writer.WriteError(RedisErrors.OutOfMemory);
             return;
         }
 
@@ -289,7 +289,7 @@ internal static class StringCommands
         {
             if (context.ShardAt(i).Set(request[i], request[i + 1], new SetRequest(WriteCondition.Always, ExpirySpec.Never), ref none) == SetStatus.OutOfMemory)
             {
-                context.Writer.WriteError(ErrorText.OutOfMemory);
+                context.Writer.WriteError(RedisErrors.OutOfMemory);
                 return;
             }
         }
@@ -379,17 +379,17 @@ internal static class StringCommands
     }
 
     private static ExpiryUnit? ExpiryOption(ReadOnlySpan<byte> option) =>
-        Arguments.Is(option, "EX") ? ExpiryUnit.Seconds
-        : Arguments.Is(option, "PX") ? ExpiryUnit.Milliseconds
-        : Arguments.Is(option, "EXAT") ? ExpiryUnit.UnixSeconds
-        : Arguments.Is(option, "PXAT") ? ExpiryUnit.UnixMilliseconds
+        AsciiIgnoreCaseComparer.IsKeyword(option, "EX") ? ExpiryUnit.Seconds
+        : AsciiIgnoreCaseComparer.IsKeyword(option, "PX") ? ExpiryUnit.Milliseconds
+        : AsciiIgnoreCaseComparer.IsKeyword(option, "EXAT") ? ExpiryUnit.UnixSeconds
+        : AsciiIgnoreCaseComparer.IsKeyword(option, "PXAT") ? ExpiryUnit.UnixMilliseconds
         : null;
 
     private static bool CheckPairs(CommandContext context, RespRequest request, string command)
     {
         if (request.Count % 2 == 0)
         {
-            context.Writer.WriteError(ErrorText.WrongArity(command));
+            context.Writer.WriteError(RedisErrors.WrongArity(command));
             return false;
         }
 

@@ -1,4 +1,5 @@
 using Cubby.Resp;
+using Cubby.Text;
 
 namespace Cubby.Grains.Commands;
 
@@ -18,7 +19,7 @@ internal static class Writes
         var status = context.ShardAt(keyArgument).Set(key, value, request, ref none);
         if (status == SetStatus.OutOfMemory)
         {
-            context.Writer.WriteError(ErrorText.OutOfMemory);
+            context.Writer.WriteError(RedisErrors.OutOfMemory);
             return null;
         }
 
@@ -37,7 +38,7 @@ internal static class Writes
                 context.Writer.WriteError(ErrorText.ValueTooLarge(context.MaxValueBytes));
                 break;
             default:
-                context.Writer.WriteError(ErrorText.OutOfMemory);
+                context.Writer.WriteError(RedisErrors.OutOfMemory);
                 break;
         }
     }

@@ -191,6 +191,18 @@ public sealed class RespWriter
         WriteHeader((byte)'*', count);
     }
 
+    /// <summary>Writes an array of simple strings, as Redis answers a container command's HELP subcommand.</summary>
+    /// <param name="lines">The strings, each one line.</param>
+    public void WriteSimpleStringArray(IReadOnlyList<string> lines)
+    {
+        ArgumentNullException.ThrowIfNull(lines);
+        WriteArrayHeader(lines.Count);
+        for (var i = 0; i < lines.Count; i++)
+        {
+            WriteSimpleString(lines[i]);
+        }
+    }
+
     /// <summary>Writes a map header: RESP3 <c>%n</c>; RESP2 <c>*2n</c>. The caller then writes key, value, key, value...</summary>
     /// <param name="pairs">The number of key/value pairs.</param>
     public void WriteMapHeader(int pairs)

@@ -5,6 +5,7 @@ using Cubby.Resp;
 using Cubby.Sharding;
 using Cubby.Silo.Protocol;
 using Cubby.Silo.Routing;
+using Cubby.Text;
 
 namespace Cubby.Silo.Commands;
 
@@ -53,16 +54,16 @@ internal static class CommandDispatcher
 
         if (!session.IsAuthenticated && !command.AllowedBeforeAuth)
         {
-            session.Writer.WriteError(ErrorText.NoAuth);
+            session.Writer.WriteError(SiloErrors.NoAuth);
         }
         else if (!command.AcceptsArgumentCount(request.Count))
         {
-            session.Writer.WriteError(ErrorText.WrongArity(command.Name));
+            session.Writer.WriteError(RedisErrors.WrongArity(command.Name));
         }
         else if (session.InSubscribedContext && !command.AllowedWhileSubscribed)
         {
-            var name = command.HasSubcommands ? $"{command.Name}|{ErrorText.Printable(request[1]).ToLowerInvariant()}" : command.Name;
-            session.Writer.WriteError(ErrorText.NotInSubscribedContext(name));
+            var name = command.HasSubcommands ? $"{command.Name}|{RedisErrors.Printable(request[1]).ToLowerInvariant()}" : command.Name;
+            session.Writer.WriteError(SiloErrors.NotInSubscribedContext(name));
         }
         else
         {
@@ -101,13 +102,13 @@ internal static class CommandDispatcher
     {
         // As Redis: every argument, quoted, until 128 bytes of them have been echoed; the last one cut to fit.
         const int Budget = 128;
-        var text = new StringBuilder("ERR unknown command '").Append(ErrorText.Printable(request[0])).Append("', with args beginning with: ");
+        var text = new StringBuilder("ERR unknown command '").Append(RedisErrors.Printable(request[0])).Append("', with args beginning with: ");
         var used = 0;
         for (var i = 1; i < request.Count && used < Budget; i++)
         {
             var argument = request[i];
             var shown = argument[..Math.Min(argument.Length, Budget - used)];
-            text.Append('\'').Append(ErrorText.Printable(shown)).Append("' ");
+            text.Append('\'').Append(RedisErrors.Printable(shown)).Append("' ");
             used += shown.Length + 3;
         }
 

@@ -1,7 +1,8 @@
 using Cubby.Grains.Commands;
 using Cubby.Silo.PubSub;
 using Cubby.Silo.Transactions;
-using static Cubby.Grains.Commands.CommandFlags;
+using Cubby.Text;
+using static Cubby.Silo.Commands.DoorCommandFlags;
 
 namespace Cubby.Silo.Commands;
 

@@ -3,6 +3,7 @@ using System.Text;
 using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Silo.Protocol;
+using Cubby.Text;
 
 namespace Cubby.Silo.Commands;
 
@@ -16,7 +17,7 @@ internal static class ConnectionCommands
     {
         if (request.Count > 2)
         {
-            session.Writer.WriteError(ErrorText.WrongArity("ping"));
+            session.Writer.WriteError(RedisErrors.WrongArity("ping"));
         }
         else if (session.InSubscribedContext)
         {
@@ -56,7 +57,7 @@ internal static class ConnectionCommands
         }
         else
         {
-            session.Writer.WriteError(ErrorText.DbIndexOutOfRange);
+            session.Writer.WriteError(RedisErrors.DbIndexOutOfRange);
         }
     }
 
@@ -64,14 +65,14 @@ internal static class ConnectionCommands
     {
         if (request.Count > 3)
         {
-            session.Writer.WriteError(ErrorText.Syntax);
+            session.Writer.WriteError(RedisErrors.Syntax);
             return;
         }
 
         // As in Redis, only the one-argument form complains that no password is set; "AUTH default pw" succeeds.
         if (request.Count == 2 && session.Silo.Options.Password is null)
         {
-            session.Writer.WriteError(ErrorText.NoPasswordConfigured);
+            session.Writer.WriteError(SiloErrors.NoPasswordConfigured);
             return;
         }
 
@@ -105,7 +106,7 @@ internal static class ConnectionCommands
         string? name = null;
         for (var i = 2; i < request.Count; i++)
         {
-            if (Arguments.Is(request[i], "AUTH") && i + 2 < request.Count)
+            if (AsciiIgnoreCaseComparer.IsKeyword(request[i], "AUTH") && i + 2 < request.Count)
             {
                 if (!TryAuthenticate(session, request[i + 1], request[i + 2]))
                 {
@@ -114,7 +115,7 @@ internal static class ConnectionCommands
 
                 i += 2;
             }
-            else if (Arguments.Is(request[i], "SETNAME") && i + 1 < request.Count)
+            else if (AsciiIgnoreCaseComparer.IsKeyword(request[i], "SETNAME") && i + 1 < request.Count)
             {
                 if (!TryReadClientName(session, request[++i], out name))
                 {
@@ -123,14 +124,14 @@ internal static class ConnectionCommands
             }
             else
             {
-                session.Writer.WriteError($"ERR Syntax error in HELLO option '{ErrorText.Printable(request[i])}'");
+                session.Writer.WriteError($"ERR Syntax error in HELLO option '{RedisErrors.Printable(request[i])}'");
                 return;
             }
         }
 
         if (!session.IsAuthenticated)
         {
-            session.Writer.WriteError(ErrorText.NoAuth);
+            session.Writer.WriteError(SiloErrors.NoAuth);
             return;
         }
 
@@ -158,14 +159,14 @@ internal static class ConnectionCommands
     {
         var subcommand = request[1];
         var writer = session.Writer;
-        if (Arguments.Is(subcommand, "ID"))
+        if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "ID"))
         {
             if (Arguments.CheckArity(session.Context, request, 2, "client|id"))
             {
                 writer.WriteInteger(session.Id);
             }
         }
-        else if (Arguments.Is(subcommand, "GETNAME"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "GETNAME"))
         {
             if (!Arguments.CheckArity(session.Context, request, 2, "client|getname"))
             {
@@ -181,7 +182,7 @@ internal static class ConnectionCommands
                 writer.WriteBulkString(session.Name);
             }
         }
-        else if (Arguments.Is(subcommand, "SETNAME"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "SETNAME"))
         {
             if (Arguments.CheckArity(session.Context, request, 3, "client|setname") && TryReadClientName(session, request[2], out var name))
             {
@@ -189,37 +190,37 @@ internal static class ConnectionCommands
                 writer.WriteOk();
             }
         }
-        else if (Arguments.Is(subcommand, "SETINFO"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "SETINFO"))
         {
             if (Arguments.CheckArity(session.Context, request, 4, "client|setinfo"))
             {
                 SetInfo(session, request[2], request[3]);
             }
         }
-        else if (Arguments.Is(subcommand, "INFO"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "INFO"))
         {
             if (Arguments.CheckArity(session.Context, request, 2, "client|info"))
             {
                 writer.WriteVerbatimString("txt"u8, Encoding.UTF8.GetBytes(Describe(session) + "\n"));
             }
         }
-        else if (Arguments.Is(subcommand, "TRACKING"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "TRACKING"))
         {
             Tracking.TrackingCommands.Tracking(session, request);
         }
-        else if (Arguments.Is(subcommand, "CACHING"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "CACHING"))
         {
             Tracking.TrackingCommands.Caching(session, request);
         }
-        else if (Arguments.Is(subcommand, "TRACKINGINFO"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "TRACKINGINFO"))
         {
             Tracking.TrackingCommands.TrackingInfo(session, request);
         }
-        else if (Arguments.Is(subcommand, "GETREDIR"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "GETREDIR"))
         {
             Tracking.TrackingCommands.GetRedirect(session, request);
         }
-        else if (Arguments.Is(subcommand, "LIST"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "LIST"))
         {
             var list = new StringBuilder();
             foreach (var client in session.Silo.Clients.All)
@@ -231,23 +232,23 @@ internal static class ConnectionCommands
         }
         else
         {
-            writer.WriteError(ErrorText.UnknownSubcommand(subcommand, "CLIENT"));
+            writer.WriteError(RedisErrors.UnknownSubcommand(subcommand, "CLIENT"));
         }
     }
 
     /// <summary>CLIENT SETINFO LIB-NAME|LIB-VER value: shown by CLIENT INFO and CLIENT LIST, as in Redis 7.2.</summary>
     private static void SetInfo(ClientSession session, ReadOnlySpan<byte> attribute, ReadOnlySpan<byte> value)
     {
-        var isName = Arguments.Is(attribute, "LIB-NAME");
-        if (!isName && !Arguments.Is(attribute, "LIB-VER"))
+        var isName = AsciiIgnoreCaseComparer.IsKeyword(attribute, "LIB-NAME");
+        if (!isName && !AsciiIgnoreCaseComparer.IsKeyword(attribute, "LIB-VER"))
         {
-            session.Writer.WriteError($"ERR Unrecognized option '{ErrorText.Printable(attribute)}'");
+            session.Writer.WriteError($"ERR Unrecognized option '{RedisErrors.Printable(attribute)}'");
             return;
         }
 
         if (!IsPrintableWord(value))
         {
-            session.Writer.WriteError($"ERR {ErrorText.Printable(attribute)} cannot contain spaces, newlines or special characters.");
+            session.Writer.WriteError($"ERR {RedisErrors.Printable(attribute)} cannot contain spaces, newlines or special characters.");
             return;
         }
 
@@ -274,10 +275,10 @@ internal static class ConnectionCommands
     {
         // Without a password the default user is Redis's "nopass": any password authenticates it.
         var configured = session.Silo.Options.Password;
-        var valid = Arguments.Is(user, "default") & (configured is null || SecretEquals(password, configured));
+        var valid = AsciiIgnoreCaseComparer.IsKeyword(user, "default") & (configured is null || SecretEquals(password, configured));
         if (!valid)
         {
-            session.Writer.WriteError(ErrorText.WrongPass);
+            session.Writer.WriteError(SiloErrors.WrongPass);
             return false;
         }
 
@@ -294,7 +295,7 @@ internal static class ConnectionCommands
         value = null;
         if (!IsPrintableWord(name))
         {
-            session.Writer.WriteError(ErrorText.ClientNameInvalid);
+            session.Writer.WriteError(SiloErrors.ClientNameInvalid);
             return false;
         }
 

@@ -3,6 +3,7 @@ using Cubby.Grains;
 using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Silo.Protocol;
+using Cubby.Text;
 
 namespace Cubby.Silo.Commands;
 
@@ -22,11 +23,11 @@ internal static class MemoryCommand
     {
         var subcommand = request[1];
         var writer = session.Writer;
-        if (Arguments.Is(subcommand, "HELP"))
+        if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "HELP"))
         {
-            HelpReply.Write(writer, Help);
+            writer.WriteSimpleStringArray(Help);
         }
-        else if (Arguments.Is(subcommand, "PURGE"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "PURGE"))
         {
             if (Arguments.CheckArity(session.Context, request, 2, "memory|purge"))
             {
@@ -42,7 +43,7 @@ internal static class MemoryCommand
         }
         else
         {
-            writer.WriteError(ErrorText.UnknownSubcommand(subcommand, "MEMORY"));
+            writer.WriteError(RedisErrors.UnknownSubcommand(subcommand, "MEMORY"));
         }
     }
 }

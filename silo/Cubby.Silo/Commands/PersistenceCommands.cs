@@ -2,6 +2,7 @@ using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Silo.Protocol;
 using Cubby.Silo.Routing;
+using Cubby.Text;
 
 namespace Cubby.Silo.Commands;
 
@@ -17,10 +18,10 @@ internal static class PersistenceCommands
     /// </summary>
     public static void BackgroundSave(ClientSession session, RespRequest request)
     {
-        var schedule = request.Count == 2 && Arguments.Is(request[1], "SCHEDULE");
+        var schedule = request.Count == 2 && AsciiIgnoreCaseComparer.IsKeyword(request[1], "SCHEDULE");
         if (request.Count > 2 || (request.Count == 2 && !schedule))
         {
-            session.Writer.WriteError(ErrorText.Syntax);
+            session.Writer.WriteError(RedisErrors.Syntax);
             return;
         }
 

@@ -30,14 +30,14 @@ internal static class ServerCommands
         }
 
         var subcommand = request[1];
-        if (Arguments.Is(subcommand, "COUNT"))
+        if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "COUNT"))
         {
             if (Arguments.CheckArity(session.Context, request, 2, "command|count"))
             {
                 writer.WriteInteger(table.All.Count);
             }
         }
-        else if (Arguments.Is(subcommand, "INFO"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "INFO"))
         {
             writer.WriteArrayHeader(request.Count - 2);
             for (var i = 2; i < request.Count; i++)
@@ -52,21 +52,21 @@ internal static class ServerCommands
                 }
             }
         }
-        else if (Arguments.Is(subcommand, "DOCS"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "DOCS"))
         {
             // Documentation is optional for clients; an empty map tells redis-cli there are no hints to show.
             writer.WriteMapHeader(0);
         }
         else
         {
-            writer.WriteError(ErrorText.UnknownSubcommand(subcommand, "COMMAND"));
+            writer.WriteError(RedisErrors.UnknownSubcommand(subcommand, "COMMAND"));
         }
     }
 
     public static void Config(ClientSession session, RespRequest request)
     {
         var subcommand = request[1];
-        if (Arguments.Is(subcommand, "GET"))
+        if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "GET"))
         {
             if (!Arguments.CheckArity(session.Context, request, -3, "config|get"))
             {
@@ -109,7 +109,7 @@ internal static class ServerCommands
                 session.Writer.WriteBulkString(value);
             }
         }
-        else if (Arguments.Is(subcommand, "SET"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "SET"))
         {
             if (!Arguments.CheckArity(session.Context, request, -4, "config|set"))
             {
@@ -118,7 +118,7 @@ internal static class ServerCommands
 
             session.Writer.WriteError("ERR CONFIG SET is not supported: configure the silo with Cubby:* settings and restart it");
         }
-        else if (Arguments.Is(subcommand, "RESETSTAT"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "RESETSTAT"))
         {
             if (Arguments.CheckArity(session.Context, request, 2, "config|resetstat"))
             {
@@ -127,7 +127,7 @@ internal static class ServerCommands
         }
         else
         {
-            session.Writer.WriteError(ErrorText.UnknownSubcommand(subcommand, "CONFIG"));
+            session.Writer.WriteError(RedisErrors.UnknownSubcommand(subcommand, "CONFIG"));
         }
     }
 
@@ -146,22 +146,22 @@ internal static class ServerCommands
     /// </summary>
     public static void Function(ClientSession session, RespRequest request)
     {
-        if (!Arguments.Is(request[1], "FLUSH"))
+        if (!AsciiIgnoreCaseComparer.IsKeyword(request[1], "FLUSH"))
         {
-            session.Writer.WriteError($"ERR Cubby runs no functions: FUNCTION {ErrorText.Printable(request[1]).ToUpperInvariant()} is not supported");
+            session.Writer.WriteError($"ERR Cubby runs no functions: FUNCTION {RedisErrors.Printable(request[1]).ToUpperInvariant()} is not supported");
         }
-        else if (request.Count == 2 || (request.Count == 3 && (Arguments.Is(request[2], "ASYNC") || Arguments.Is(request[2], "SYNC"))))
+        else if (request.Count == 2 || (request.Count == 3 && (AsciiIgnoreCaseComparer.IsKeyword(request[2], "ASYNC") || AsciiIgnoreCaseComparer.IsKeyword(request[2], "SYNC"))))
         {
             session.Writer.WriteOk();
         }
         else
         {
-            session.Writer.WriteError(ErrorText.Syntax);
+            session.Writer.WriteError(RedisErrors.Syntax);
         }
     }
 
     /// <summary>CLUSTER: Cubby speaks to Redis clients as one standalone server, so Redis Cluster's commands are refused as such a server refuses them.</summary>
-    public static void Cluster(ClientSession session, RespRequest request) => session.Writer.WriteError(ErrorText.ClusterDisabled);
+    public static void Cluster(ClientSession session, RespRequest request) => session.Writer.WriteError(SiloErrors.ClusterDisabled);
 
     public static void Info(ClientSession session, RespRequest request)
     {

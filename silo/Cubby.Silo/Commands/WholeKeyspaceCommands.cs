@@ -2,6 +2,7 @@ using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Silo.Protocol;
 using Cubby.Silo.Routing;
+using Cubby.Text;
 
 namespace Cubby.Silo.Commands;
 
@@ -18,7 +19,7 @@ internal static class WholeKeyspaceCommands
     {
         if (!Arguments.TryCursor(request[1], out var cursor))
         {
-            session.Writer.WriteError(ErrorText.InvalidCursor);
+            session.Writer.WriteError(RedisErrors.InvalidCursor);
             return;
         }
 
@@ -30,15 +31,15 @@ internal static class WholeKeyspaceCommands
             var option = request[i];
             if (i + 1 >= request.Count)
             {
-                session.Writer.WriteError(ErrorText.Syntax);
+                session.Writer.WriteError(RedisErrors.Syntax);
                 return;
             }
 
-            if (Arguments.Is(option, "MATCH"))
+            if (AsciiIgnoreCaseComparer.IsKeyword(option, "MATCH"))
             {
                 pattern = request[++i].ToArray();
             }
-            else if (Arguments.Is(option, "COUNT"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "COUNT"))
             {
                 if (!Arguments.TryInt64(session.Context, request[++i], out count))
                 {
@@ -47,17 +48,17 @@ internal static class WholeKeyspaceCommands
 
                 if (count < 1)
                 {
-                    session.Writer.WriteError(ErrorText.Syntax);
+                    session.Writer.WriteError(RedisErrors.Syntax);
                     return;
                 }
             }
-            else if (Arguments.Is(option, "TYPE"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "TYPE"))
             {
                 type = Arguments.Utf8(request[++i]);
             }
             else
             {
-                session.Writer.WriteError(ErrorText.Syntax);
+                session.Writer.WriteError(RedisErrors.Syntax);
                 return;
             }
         }
@@ -73,9 +74,9 @@ internal static class WholeKeyspaceCommands
 
     public static void FlushAll(ClientSession session, RespRequest request)
     {
-        if (request.Count > 2 || (request.Count == 2 && !Arguments.Is(request[1], "ASYNC") && !Arguments.Is(request[1], "SYNC")))
+        if (request.Count > 2 || (request.Count == 2 && !AsciiIgnoreCaseComparer.IsKeyword(request[1], "ASYNC") && !AsciiIgnoreCaseComparer.IsKeyword(request[1], "SYNC")))
         {
-            session.Writer.WriteError(ErrorText.Syntax);
+            session.Writer.WriteError(RedisErrors.Syntax);
             return;
         }
 

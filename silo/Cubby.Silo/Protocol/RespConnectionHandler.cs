@@ -247,7 +247,7 @@ internal sealed partial class RespConnectionHandler(SiloRuntime silo, PipelinedC
                 warmedAhead--;
                 if (late && !RunsLate(session, request))
                 {
-                    session.Writer.WriteError(ErrorText.WaitedPastCallTimeout(silo.Options.Clustering.CallTimeout));
+                    session.Writer.WriteError(SiloErrors.WaitedPastCallTimeout(silo.Options.Clustering.CallTimeout));
                     continue;
                 }
 

@@ -1,6 +1,7 @@
 using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Silo.Protocol;
+using Cubby.Text;
 
 namespace Cubby.Silo.PubSub;
 
@@ -73,11 +74,11 @@ internal static class PubSubCommands
     {
         var subcommand = request[1];
         var writer = session.Writer;
-        if (Arguments.Is(subcommand, "HELP"))
+        if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "HELP"))
         {
-            HelpReply.Write(writer, Help);
+            writer.WriteSimpleStringArray(Help);
         }
-        else if (Arguments.Is(subcommand, "CHANNELS"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "CHANNELS"))
         {
             if (request.Count > 3)
             {
@@ -88,7 +89,7 @@ internal static class PubSubCommands
             var pattern = request.Count == 3 ? request[2].ToArray() : null;
             Gather(session, hub => hub.Channels(pattern), peer => peer.Channels(pattern), [], WriteDistinct);
         }
-        else if (Arguments.Is(subcommand, "NUMSUB"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "NUMSUB"))
         {
             byte[][] channels = [.. Enumerable.Range(2, request.Count - 2).Select(i => request[i].ToArray())];
             Gather(session, hub => hub.SubscriberCounts(channels), peer => peer.SubscriberCounts(channels), new long[channels.Length], (writer, counts) =>
@@ -101,7 +102,7 @@ internal static class PubSubCommands
                 }
             });
         }
-        else if (Arguments.Is(subcommand, "NUMPAT"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(subcommand, "NUMPAT"))
         {
             if (Arguments.CheckArity(session.Context, request, 2, "pubsub|numpat"))
             {
@@ -111,7 +112,7 @@ internal static class PubSubCommands
         }
         else
         {
-            writer.WriteError(ErrorText.UnknownSubcommand(subcommand, "PUBSUB"));
+            writer.WriteError(RedisErrors.UnknownSubcommand(subcommand, "PUBSUB"));
         }
     }
 

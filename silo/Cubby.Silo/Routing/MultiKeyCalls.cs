@@ -77,7 +77,7 @@ internal static class MultiKeyCalls
         await session.ReplyTurnAsync().ConfigureAwait(false);
         if (!KeyCommandRunner.TryRunHere(silo.Catalog, command, session.Context, copy))
         {
-            session.Writer.WriteError(ErrorText.CrossShard);
+            session.Writer.WriteError(SiloErrors.CrossShard);
         }
     }
 

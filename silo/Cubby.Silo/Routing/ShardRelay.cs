@@ -2,8 +2,10 @@ using Cubby.Grains;
 using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Sharding;
+using Cubby.Silo.Commands;
 using Cubby.Silo.Hosting;
 using Cubby.Silo.Transactions;
+using Cubby.Text;
 
 namespace Cubby.Silo.Routing;
 
@@ -61,9 +63,9 @@ internal static class ShardRelay
     {
         var error = exception switch
         {
-            _ when ShardCallRetry.IsTransient(exception) => ErrorText.ShardUnreachable(slot, exception.Message),
-            CallDeadlineException => ErrorText.ShardUnreachable(slot, exception.Message),
-            CubbyOutOfMemoryException => ErrorText.OutOfMemory,
+            _ when ShardCallRetry.IsTransient(exception) => SiloErrors.ShardUnreachable(slot, exception.Message),
+            CallDeadlineException => SiloErrors.ShardUnreachable(slot, exception.Message),
+            CubbyOutOfMemoryException => RedisErrors.OutOfMemory,
             _ => "ERR internal error: " + FirstLine(exception.Message),
         };
 

@@ -2,6 +2,7 @@ using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Sharding;
 using Cubby.Silo.Protocol;
+using Cubby.Text;
 
 namespace Cubby.Silo.Tracking;
 
@@ -19,22 +20,22 @@ internal static class TrackingCommands
         var writer = session.Writer;
         if (request.Count < 3)
         {
-            writer.WriteError(ErrorText.WrongArity("client|tracking"));
+            writer.WriteError(RedisErrors.WrongArity("client|tracking"));
             return;
         }
 
         bool on;
-        if (Arguments.Is(request[2], "ON"))
+        if (AsciiIgnoreCaseComparer.IsKeyword(request[2], "ON"))
         {
             on = true;
         }
-        else if (Arguments.Is(request[2], "OFF"))
+        else if (AsciiIgnoreCaseComparer.IsKeyword(request[2], "OFF"))
         {
             on = false;
         }
         else
         {
-            writer.WriteError(ErrorText.Syntax);
+            writer.WriteError(RedisErrors.Syntax);
             return;
         }
 
@@ -44,36 +45,36 @@ internal static class TrackingCommands
         for (var i = 3; i < request.Count; i++)
         {
             var option = request[i];
-            if (Arguments.Is(option, "REDIRECT") && i + 1 < request.Count)
+            if (AsciiIgnoreCaseComparer.IsKeyword(option, "REDIRECT") && i + 1 < request.Count)
             {
                 if (!Arguments.TryInt64(session.Context, request[++i], out redirect))
                 {
                     return;
                 }
             }
-            else if (Arguments.Is(option, "OPTIN"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "OPTIN"))
             {
                 optIn = true;
             }
-            else if (Arguments.Is(option, "OPTOUT"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "OPTOUT"))
             {
                 optOut = true;
             }
-            else if (Arguments.Is(option, "NOLOOP"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "NOLOOP"))
             {
                 noLoop = true;
             }
-            else if (Arguments.Is(option, "BCAST"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "BCAST"))
             {
                 broadcast = true;
             }
-            else if (Arguments.Is(option, "PREFIX") && i + 1 < request.Count)
+            else if (AsciiIgnoreCaseComparer.IsKeyword(option, "PREFIX") && i + 1 < request.Count)
             {
                 prefixes.Add(request[++i].ToArray());
             }
             else
             {
-                writer.WriteError(ErrorText.Syntax);
+                writer.WriteError(RedisErrors.Syntax);
                 return;
             }
         }
@@ -169,14 +170,14 @@ internal static class TrackingCommands
         {
             if (existing.FirstOrDefault(prefix => Overlap(prefix, added[i])) is { } clash)
             {
-                return $"ERR Prefix '{ErrorText.Printable(added[i])}' overlaps with an existing prefix '{ErrorText.Printable(clash)}'. Prefixes for a single client must not overlap.";
+                return $"ERR Prefix '{RedisErrors.Printable(added[i])}' overlaps with an existing prefix '{RedisErrors.Printable(clash)}'. Prefixes for a single client must not overlap.";
             }
 
             for (var j = i + 1; j < added.Count; j++)
             {
                 if (Overlap(added[i], added[j]))
                 {
-                    return $"ERR Prefix '{ErrorText.Printable(added[i])}' overlaps with another provided prefix '{ErrorText.Printable(added[j])}'. Prefixes for a single client must not overlap.";
+                    return $"ERR Prefix '{RedisErrors.Printable(added[i])}' overlaps with another provided prefix '{RedisErrors.Printable(added[j])}'. Prefixes for a single client must not overlap.";
                 }
             }
         }
@@ -201,10 +202,10 @@ internal static class TrackingCommands
             return;
         }
 
-        var yes = Arguments.Is(request[2], "YES");
-        if (!yes && !Arguments.Is(request[2], "NO"))
+        var yes = AsciiIgnoreCaseComparer.IsKeyword(request[2], "YES");
+        if (!yes && !AsciiIgnoreCaseComparer.IsKeyword(request[2], "NO"))
         {
-            writer.WriteError(ErrorText.Syntax);
+            writer.WriteError(RedisErrors.Syntax);
         }
         else if (session.Tracking is not { Enabled: true } tracking || !(tracking.OptIn || tracking.OptOut))
         {

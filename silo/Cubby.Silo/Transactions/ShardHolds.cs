@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using Cubby.Grains.Commands;
 using Cubby.Sharding;
+using Cubby.Silo.Commands;
 using Orleans.Runtime;
 
 namespace Cubby.Silo.Transactions;
@@ -70,8 +71,8 @@ internal static class ShardHolds
             }
 
             throw new TransactionNotKeptException(kept is null
-                ? ErrorText.TransactionOutcomeUnknown($"shard {slots[^1]}, which decides, did not answer within {OutcomeAskedFor.TotalSeconds:0} s")
-                : ErrorText.TransactionRolledBack($"shard {slots[^1]}, which decides, did not get the answer to keep it in time"));
+                ? SiloErrors.TransactionOutcomeUnknown($"shard {slots[^1]}, which decides, did not answer within {OutcomeAskedFor.TotalSeconds:0} s")
+                : SiloErrors.TransactionRolledBack($"shard {slots[^1]}, which decides, did not get the answer to keep it in time"));
         }
         catch (ShardsNotHeldException)
         {

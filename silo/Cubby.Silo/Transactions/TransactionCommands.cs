@@ -2,6 +2,7 @@ using Cubby.Grains.Commands;
 using Cubby.Resp;
 using Cubby.Silo.Commands;
 using Cubby.Silo.Protocol;
+using Cubby.Text;
 
 namespace Cubby.Silo.Transactions;
 
@@ -12,7 +13,7 @@ internal static class TransactionCommands
     {
         if (session.Transaction is not null)
         {
-            session.Writer.WriteError(ErrorText.MultiNested);
+            session.Writer.WriteError(SiloErrors.MultiNested);
             return;
         }
 
@@ -24,7 +25,7 @@ internal static class TransactionCommands
     {
         if (session.Transaction is not { } transaction)
         {
-            session.Writer.WriteError(ErrorText.ExecWithoutMulti);
+            session.Writer.WriteError(SiloErrors.ExecWithoutMulti);
             return;
         }
 
@@ -33,7 +34,7 @@ internal static class TransactionCommands
         {
             transaction.Dispose();
             WatchCommands.Release(session);
-            session.Writer.WriteError(ErrorText.ExecAbort);
+            session.Writer.WriteError(SiloErrors.ExecAbort);
             return;
         }
 
@@ -47,7 +48,7 @@ internal static class TransactionCommands
     {
         if (session.Transaction is not { } transaction)
         {
-            session.Writer.WriteError(ErrorText.DiscardWithoutMulti);
+            session.Writer.WriteError(SiloErrors.DiscardWithoutMulti);
             return;
         }
 
@@ -64,8 +65,8 @@ internal static class TransactionCommands
     public static void Queue(ClientSession session, QueuedTransaction transaction, CommandDefinition? command, RespRequest request)
     {
         var error = command is null ? CommandDispatcher.UnknownCommand(request)
-            : !session.IsAuthenticated && !command.AllowedBeforeAuth ? ErrorText.NoAuth
-            : !command.AcceptsArgumentCount(request.Count) ? ErrorText.WrongArity(command.Name)
+            : !session.IsAuthenticated && !command.AllowedBeforeAuth ? SiloErrors.NoAuth
+            : !command.AcceptsArgumentCount(request.Count) ? RedisErrors.WrongArity(command.Name)
             : null;
         if (error is null)
         {
@@ -76,7 +77,7 @@ internal static class TransactionCommands
                 return;
             }
 
-            error = ErrorText.TransactionTooLarge(session.Silo.Options.MaxRequestBytes);
+            error = SiloErrors.TransactionTooLarge(session.Silo.Options.MaxRequestBytes);
         }
 
         transaction.Abort();

@@ -41,7 +41,7 @@ internal static class TransactionRunner
             }
             catch (ShardsNotHeldException exception)
             {
-                error = ErrorText.TransactionNotHeld(ShardRelay.Describe(exception.InnerException!, exception.FirstSlot));
+                error = SiloErrors.TransactionNotHeld(ShardRelay.Describe(exception.InnerException!, exception.FirstSlot));
             }
             catch (TransactionNotKeptException exception)
             {
@@ -148,7 +148,7 @@ internal static class TransactionRunner
 
         if (canRollBack && faults.First is { } fault)
         {
-            session.Writer.WriteError(ErrorText.TransactionRolledBack(fault));
+            session.Writer.WriteError(SiloErrors.TransactionRolledBack(fault));
             return false;
         }
 

@@ -19,7 +19,7 @@ internal static class WatchCommands
     {
         if (session.Transaction is not null)
         {
-            session.Writer.WriteError(ErrorText.WatchInsideMulti);
+            session.Writer.WriteError(SiloErrors.WatchInsideMulti);
             return;
         }
 

@@ -119,7 +119,7 @@ internal static class HashCommands
 
         if (!Arguments.TryCursor(request[2], out _))
         {
-            context.Writer.WriteError(ErrorText.InvalidCursor);
+            context.Writer.WriteError(RedisErrors.InvalidCursor);
             return;
         }
 
@@ -129,16 +129,16 @@ internal static class HashCommands
         for (var i = 3; i < request.Count; i++)
         {
             var option = request[i];
-            if (Arguments.Is(option, "NOVALUES"))
+            if (AsciiIgnoreCaseComparer.IsKeyword(option, "NOVALUES"))
             {
                 noValues = true;
             }
-            else if (i + 1 < request.Count && Arguments.Is(option, "MATCH"))
+            else if (i + 1 < request.Count && AsciiIgnoreCaseComparer.IsKeyword(option, "MATCH"))
             {
                 pattern = request[++i];
                 matchAll = false;
             }
-            else if (i + 1 < request.Count && Arguments.Is(option, "COUNT"))
+            else if (i + 1 < request.Count && AsciiIgnoreCaseComparer.IsKeyword(option, "COUNT"))
             {
                 if (!Arguments.TryInt64(context, request[++i], out var count))
                 {
@@ -147,13 +147,13 @@ internal static class HashCommands
 
                 if (count < 1)
                 {
-                    context.Writer.WriteError(ErrorText.Syntax);
+                    context.Writer.WriteError(RedisErrors.Syntax);
                     return;
                 }
             }
             else
             {
-                context.Writer.WriteError(ErrorText.Syntax);
+                context.Writer.WriteError(RedisErrors.Syntax);
                 return;
             }
         }
@@ -170,9 +170,9 @@ internal static class HashCommands
     /// <summary>HRANDFIELD key [count [WITHVALUES]].</summary>
     public static void HRandField(CommandContext context, RespRequest request)
     {
-        if (request.Count > 4 || (request.Count == 4 && !Arguments.Is(request[3], "WITHVALUES")))
+        if (request.Count > 4 || (request.Count == 4 && !AsciiIgnoreCaseComparer.IsKeyword(request[3], "WITHVALUES")))
         {
-            context.Writer.WriteError(ErrorText.Syntax);
+            context.Writer.WriteError(RedisErrors.Syntax);
             return;
         }
 
@@ -252,7 +252,7 @@ internal static class HashCommands
             return edit;
         }
 
-        context.Writer.WriteError(status == UpdateStatus.TooLarge ? ErrorText.ValueTooLarge(context.MaxValueBytes) : ErrorText.OutOfMemory);
+        context.Writer.WriteError(status == UpdateStatus.TooLarge ? ErrorText.ValueTooLarge(context.MaxValueBytes) : RedisErrors.OutOfMemory);
         return null;
     }
 
@@ -263,7 +263,7 @@ internal static class HashCommands
         var error = status switch
         {
             UpdateStatus.TooLarge => ErrorText.ValueTooLarge(context.MaxValueBytes),
-            UpdateStatus.OutOfMemory => ErrorText.OutOfMemory,
+            UpdateStatus.OutOfMemory => RedisErrors.OutOfMemory,
             _ => edit.Outcome switch
             {
                 FieldIncrement.NotInteger => "ERR hash value is not an integer",
@@ -287,7 +287,7 @@ internal static class HashCommands
     {
         if (request.Count % 2 != 0)
         {
-            context.Writer.WriteError(ErrorText.WrongArity(command));
+            context.Writer.WriteError(RedisErrors.WrongArity(command));
             return false;
         }
 

@@ -1,4 +1,5 @@
 using Cubby.Resp;
+using Cubby.Text;
 
 namespace Cubby.Grains.Commands.TwoKeys;
 
@@ -25,11 +26,11 @@ internal sealed record CopySpec(CopyMode Mode, byte[] Source, byte[] Destination
 
         for (var i = 3; i < request.Count; i++)
         {
-            if (Arguments.Is(request[i], "replace"))
+            if (AsciiIgnoreCaseComparer.IsKeyword(request[i], "replace"))
             {
                 spec = spec with { Replace = true };
             }
-            else if (Arguments.Is(request[i], "db") && i + 1 < request.Count)
+            else if (AsciiIgnoreCaseComparer.IsKeyword(request[i], "db") && i + 1 < request.Count)
             {
                 if (!Arguments.TryInt64(context, request[++i], out var db))
                 {
@@ -39,13 +40,13 @@ internal sealed record CopySpec(CopyMode Mode, byte[] Source, byte[] Destination
                 if (db != 0)
                 {
                     // One keyspace, as SELECT says: database 0 only.
-                    context.Writer.WriteError(ErrorText.DbIndexOutOfRange);
+                    context.Writer.WriteError(RedisErrors.DbIndexOutOfRange);
                     return false;
                 }
             }
             else
             {
-                context.Writer.WriteError(ErrorText.Syntax);
+                context.Writer.WriteError(RedisErrors.Syntax);
                 return false;
             }
         }

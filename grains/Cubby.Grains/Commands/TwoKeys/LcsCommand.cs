@@ -26,19 +26,19 @@ internal static class LcsCommand
         string? error = null;
         for (var i = 3; i < request.Count && error is null; i++)
         {
-            if (Arguments.Is(request[i], "idx"))
+            if (AsciiIgnoreCaseComparer.IsKeyword(request[i], "idx"))
             {
                 options = options with { Indexes = true };
             }
-            else if (Arguments.Is(request[i], "len"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(request[i], "len"))
             {
                 options = options with { Length = true };
             }
-            else if (Arguments.Is(request[i], "withmatchlen"))
+            else if (AsciiIgnoreCaseComparer.IsKeyword(request[i], "withmatchlen"))
             {
                 options = options with { WithMatchLength = true };
             }
-            else if (Arguments.Is(request[i], "minmatchlen") && i + 1 < request.Count)
+            else if (AsciiIgnoreCaseComparer.IsKeyword(request[i], "minmatchlen") && i + 1 < request.Count)
             {
                 if (RedisNumber.TryParseInt64(request[++i], out var minimum))
                 {
@@ -51,7 +51,7 @@ internal static class LcsCommand
             }
             else
             {
-                error = ErrorText.Syntax;
+                error = RedisErrors.Syntax;
             }
         }
 

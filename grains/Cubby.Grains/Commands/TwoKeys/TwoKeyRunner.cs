@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using Cubby.Resp;
 using Cubby.Sharding;
+using Cubby.Text;
 
 namespace Cubby.Grains.Commands.TwoKeys;
 
@@ -23,7 +24,7 @@ internal static class TwoKeyRunner
         }
         catch (CubbyOutOfMemoryException)
         {
-            context.Writer.WriteError(ErrorText.OutOfMemory);
+            context.Writer.WriteError(RedisErrors.OutOfMemory);
             return;
         }
 

@@ -81,6 +81,7 @@ public static class CubbySiloBuilderExtensions
         silo.Services.AddSingleton<Replication.ShardReplicas>();
         silo.Services.AddSingleton<Replication.ShardResumption>();
         silo.Services.AddSingleton<Persistence.ShardFiles>();
+        silo.Services.AddSingleton(static services => new ShardFigures(services.GetRequiredService<ShardCatalog>(), services.GetRequiredService<Persistence.ShardFiles>(), services.GetRequiredService<Replication.ShardReplicas>()));
         silo.Services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(static services => services.GetRequiredService<Persistence.ShardFiles>());
         silo.AddGrainService<Replication.ShardReplicaService>();
         silo.Services.AddSingleton<Replication.ShardReplicaSilos>();

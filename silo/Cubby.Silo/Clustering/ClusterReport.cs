@@ -34,11 +34,11 @@ internal sealed record ClusterReport(
             silo.Self.ToParsableString(),
             silo.Options.SlotCount,
             silos,
-            silo.Catalog.ActiveShards(),
-            silo.ReplicasHere,
+            silo.Figures.ActiveShards,
+            silo.Figures.ReplicasHere,
             silo.Statistics.RelayedCalls,
-            silo.Catalog.ShardsMigratedOut,
-            silo.Catalog.ShardsMigratedIn);
+            silo.Figures.ShardsMigrated.Sent,
+            silo.Figures.ShardsMigrated.Received);
     }
 
     /// <summary>The INFO <c># Cluster</c> section. <c>cluster_enabled</c> stays 0: plain Redis clients must not switch to Redis Cluster mode.</summary>

@@ -23,7 +23,7 @@ internal sealed class ClusterSaves(TimeProvider time)
     /// <summary>Whether a BGSAVE runs.</summary>
     public bool InBackground => Volatile.Read(ref _running) != 0;
 
-    /// <summary>The changes recorded when the last save ended (<see cref="Grains.Persistence.ShardFiles.ChangesRecorded"/>).</summary>
+    /// <summary>The changes recorded when the last save ended (<see cref="Grains.Reports.PersistenceFigures.ChangesRecorded"/>).</summary>
     public long ChangesAtLastSave => Interlocked.Read(ref _changesAtLastSave);
 
     /// <summary>Takes the background slot; false when a BGSAVE already runs.</summary>

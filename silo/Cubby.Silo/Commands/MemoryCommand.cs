@@ -1,6 +1,7 @@
 using System.Runtime;
 using Cubby.Grains;
 using Cubby.Grains.Commands;
+using Cubby.Grains.Reports;
 using Cubby.Resp;
 using Cubby.Silo.Protocol;
 using Cubby.Text;
@@ -34,10 +35,10 @@ internal static class MemoryCommand
                 // Blocks the silo for one full compacting collection, as Redis's purge blocks it for the allocator's.
                 // The blocks kept for reuse go first: they sit among freed ones and would keep whole regions of the
                 // pinned heap, and pages of the C heap, from going back.
-                session.Silo.Catalog.ReleaseKeptBlocks();
+                session.Silo.Figures.ReleaseKeptBlocks();
                 GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
                 GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
-                ShardCatalog.TrimNativeHeap();
+                ShardFigures.TrimNativeHeap();
                 writer.WriteOk();
             }
         }

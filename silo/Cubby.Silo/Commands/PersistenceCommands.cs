@@ -26,7 +26,7 @@ internal static class PersistenceCommands
         }
 
         var silo = session.Silo;
-        if (silo.Files is not { Enabled: true })
+        if (silo.Figures.Persistence is null)
         {
             session.Writer.WriteError("ERR this silo keeps no Cubby:Persistence:Directory, so there is nowhere to save to");
             return;

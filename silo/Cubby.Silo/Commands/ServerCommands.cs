@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Text;
 using Cubby.Grains;
 using Cubby.Grains.Commands;
+using Cubby.Grains.Reports;
 using Cubby.Resp;
 using Cubby.Silo.Clustering;
 using Cubby.Silo.Diagnostics;
@@ -77,12 +78,12 @@ internal static class ServerCommands
             var parameters = new (string Name, string Value)[]
             {
                 ("save", string.Empty),
-                ("appendonly", session.Silo.Files?.Changes is null ? "no" : "yes"),
+                ("appendonly", session.Silo.Figures.Persistence is { ChangesFile: true } ? "yes" : "no"),
                 ("databases", "1"),
                 ("replica-read-only", "yes"),
                 ("slave-read-only", "yes"),
                 ("cluster-enabled", "no"),
-                ("maxmemory", session.Silo.Catalog.Budget.Limit.ToString(CultureInfo.InvariantCulture)),
+                ("maxmemory", session.Silo.Figures.MemoryLimit.ToString(CultureInfo.InvariantCulture)),
                 ("maxmemory-policy", "allkeys-lru"),
                 ("maxmemory-samples", options.EvictionSamples.ToString(CultureInfo.InvariantCulture)),
                 ("proto-max-bulk-len", options.MaxValueBytes.ToString(CultureInfo.InvariantCulture)),
@@ -202,10 +203,10 @@ internal static class ServerCommands
         {
             var gc = GC.GetGCMemoryInfo();
             text.Append("# Memory\r\n")
-                .Append(CultureInfo.InvariantCulture, $"used_memory:{silo.Catalog.Budget.Used}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"used_memory:{silo.Figures.MemoryUsed}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"used_memory_rss:{process.WorkingSet64}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"maxmemory:{silo.Catalog.Budget.Limit}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"maxmemory_kept_for_reuse:{silo.Catalog.Budget.Limit - silo.Catalog.Budget.Ceiling}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"maxmemory:{silo.Figures.MemoryLimit}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"maxmemory_kept_for_reuse:{silo.Figures.MemoryLimit - silo.Figures.MemoryCeiling}\r\n")
                 .Append("maxmemory_policy:allkeys-lru\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_heap_bytes:{GC.GetTotalMemory(false)}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_allocated_bytes_total:{GC.GetTotalAllocatedBytes()}\r\n")
@@ -214,24 +215,24 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"gc_gen2_bytes:{gc.GenerationInfo[2].SizeAfterBytes}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_loh_bytes:{gc.GenerationInfo[3].SizeAfterBytes}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"gc_pinned_heap_bytes:{gc.GenerationInfo[4].SizeAfterBytes}\r\n");
-            if (ShardCatalog.TryReadNativeHeap(out var allocated, out var retained))
+            if (ShardFigures.TryReadNativeHeap(out var allocated, out var retained))
             {
                 text.Append(CultureInfo.InvariantCulture, $"allocator_allocated:{allocated}\r\n")
                     .Append(CultureInfo.InvariantCulture, $"allocator_retained:{retained}\r\n");
             }
 
-            var slabs = silo.Catalog.Slabs;
-            text.Append(CultureInfo.InvariantCulture, $"slab_resident_bytes:{slabs.ResidentBytes}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"slab_free_bytes:{slabs.FreeBytes}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"slab_slack_bytes:{slabs.SlackBytes}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"slab_pages_emptied:{slabs.PagesEmptied}\r\n")
+            var (resident, free, slack, pagesEmptied) = silo.Figures.SlabBytes;
+            text.Append(CultureInfo.InvariantCulture, $"slab_resident_bytes:{resident}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"slab_free_bytes:{free}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"slab_slack_bytes:{slack}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"slab_pages_emptied:{pagesEmptied}\r\n")
                 .Append("\r\n");
         }
 
         if (Wants("stats"))
         {
             var stats = silo.Statistics;
-            var (expired, evicted) = silo.Catalog.RemovalTotals();
+            var (expired, evicted) = silo.Figures.Removed();
 
             text.Append("# Stats\r\n")
                 .Append(CultureInfo.InvariantCulture, $"total_connections_received:{stats.ConnectionsReceived}\r\n")
@@ -242,7 +243,7 @@ internal static class ServerCommands
                 .Append(CultureInfo.InvariantCulture, $"evicted_keys:{evicted}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"pubsub_channels:{silo.PubSub.ChannelCount}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"pubsub_patterns:{silo.PubSub.PatternCount}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"tracking_total_keys:{silo.Catalog.Tracking?.Keys ?? 0}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"tracking_total_keys:{silo.Figures.TrackedKeys}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"total_error_replies_protocol:{stats.ProtocolErrors}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"rejected_connections:{stats.RejectedConnections}\r\n\r\n");
         }
@@ -250,25 +251,24 @@ internal static class ServerCommands
         if (Wants("persistence"))
         {
             // Redis's fields where they mean the same; loading is always 0, as a silo loads its folder before it serves.
-            var (shards, entries, unreadable, milliseconds) = silo.Files?.Loaded ?? default;
-            var changes = silo.Files?.Changes;
+            var files = silo.Figures.Persistence;
             text.Append("# Persistence\r\n")
                 .Append("loading:0\r\n")
-                .Append(CultureInfo.InvariantCulture, $"aof_enabled:{(changes is null ? 0 : 1)}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"aof_current_size:{changes?.Positions.Appended ?? 0}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"aof_last_write_status:{(changes is { Broken: true } ? "err" : "ok")}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"aof_buffer_length:{(changes is null ? 0 : changes.Positions.Appended - changes.Positions.Durable)}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"rdb_changes_since_last_save:{Math.Max(0, (silo.Files?.ChangesRecorded ?? 0) - silo.Saves.ChangesAtLastSave)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"aof_enabled:{(files is { ChangesFile: true } ? 1 : 0)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"aof_current_size:{files?.Appended ?? 0}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"aof_last_write_status:{(files is { Broken: true } ? "err" : "ok")}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"aof_buffer_length:{(files is null ? 0 : files.Appended - files.Durable)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"rdb_changes_since_last_save:{Math.Max(0, (files?.ChangesRecorded ?? 0) - silo.Saves.ChangesAtLastSave)}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"rdb_bgsave_in_progress:{(silo.Saves.InBackground ? 1 : 0)}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"rdb_last_save_time:{silo.Saves.LastSave}\r\n")
                 .Append(CultureInfo.InvariantCulture, $"rdb_last_bgsave_status:{(silo.Saves.LastSucceeded ? "ok" : "err")}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"rdb_last_load_keys_loaded:{entries}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"cubby_persistence_enabled:{(silo.Files is { Enabled: true } ? 1 : 0)}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"cubby_persistence_directory:{silo.Files?.Folder}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"cubby_shards_loaded:{shards}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"cubby_files_unreadable:{unreadable}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"cubby_load_ms:{milliseconds}\r\n")
-                .Append(CultureInfo.InvariantCulture, $"cubby_shards_not_saved:{silo.Files?.ShardsNotSaved ?? 0}\r\n\r\n");
+                .Append(CultureInfo.InvariantCulture, $"rdb_last_load_keys_loaded:{files?.EntriesLoaded ?? 0}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_persistence_enabled:{(files is null ? 0 : 1)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_persistence_directory:{files?.Folder}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_shards_loaded:{files?.ShardsLoaded ?? 0}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_files_unreadable:{files?.FilesUnreadable ?? 0}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_load_ms:{(long)(files?.LoadTime.TotalMilliseconds ?? 0)}\r\n")
+                .Append(CultureInfo.InvariantCulture, $"cubby_shards_not_saved:{files?.ShardsNotSaved ?? 0}\r\n\r\n");
         }
 
         if (Wants("replication"))
@@ -307,16 +307,11 @@ internal static class ServerCommands
 
         if (Wants("keyspace"))
         {
-            var keys = silo.Catalog.Count();
+            var keys = silo.Figures.Entries;
             text.Append("# Keyspace\r\n");
             if (keys > 0)
             {
-                long expires = 0;
-                for (var slot = 0; slot < silo.Catalog.SlotCount; slot++)
-                {
-                    expires += silo.Catalog.Find(slot)?.CountWithExpiry() ?? 0;
-                }
-
+                var expires = silo.Figures.EntriesWithExpiry();
                 text.Append(CultureInfo.InvariantCulture, $"db0:keys={keys},expires={expires},avg_ttl=0\r\n");
             }
         }

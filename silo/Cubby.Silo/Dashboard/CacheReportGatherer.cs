@@ -38,7 +38,7 @@ internal sealed class CacheReportGatherer(SiloRuntime silo, RecentDeaths deaths)
         var status = member.Status.ToString();
         if (address.Equals(silo.Self))
         {
-            return new CacheSilo(address.ToParsableString(), silo.RespEndpoint, status, silo.Catalog.ActiveShards(), IsSelf: true, Reachable: true, SiloStats.Of(silo, seconds));
+            return new CacheSilo(address.ToParsableString(), silo.RespEndpoint, status, silo.Figures.ActiveShards, IsSelf: true, Reachable: true, SiloStats.Of(silo, seconds));
         }
 
         try

@@ -19,9 +19,9 @@ internal sealed record SiloStats(
     public const int MaxSeconds = SiloSeries.Capacity;
 
     public static SiloStats Of(SiloRuntime silo, int seconds) => new(
-        silo.Catalog.Count(),
-        silo.Catalog.Budget.Used,
-        silo.Catalog.Budget.Limit,
+        silo.Figures.Entries,
+        silo.Figures.MemoryUsed,
+        silo.Figures.MemoryLimit,
         silo.Clients.Count,
         SeriesColumns.Of(silo.Series.Latest(seconds)),
         silo.Series.BusiestSlots);

@@ -25,20 +25,21 @@ internal sealed class CubbyMeter : IHostedService, IDisposable
         _meter.CreateObservableCounter("cubby.commands", ObserveCommands, "{command}", "Commands run, by command and result (ok or error).");
         _meter.CreateObservableCounter("cubby.hits", () => statistics.Hits, "{lookup}", "Key lookups that found the key.");
         _meter.CreateObservableCounter("cubby.misses", () => statistics.Misses, "{lookup}", "Key lookups that did not find the key.");
-        _meter.CreateObservableCounter("cubby.evictions", () => silo.Catalog.RemovalTotals().Evicted, "{entry}", "Entries removed to stay within the memory budget.");
-        _meter.CreateObservableCounter("cubby.expirations", () => silo.Catalog.RemovalTotals().Expired, "{entry}", "Entries removed because they expired.");
-        _meter.CreateObservableGauge("cubby.entries", () => silo.Catalog.Count(), "{entry}", "Entries this silo holds.");
-        _meter.CreateObservableGauge("cubby.memory.used", () => silo.Catalog.Budget.Used, "By", "Bytes of entries charged to the memory budget.");
+        _meter.CreateObservableCounter("cubby.evictions", () => silo.Figures.Removed().Evicted, "{entry}", "Entries removed to stay within the memory budget.");
+        _meter.CreateObservableCounter("cubby.expirations", () => silo.Figures.Removed().Expired, "{entry}", "Entries removed because they expired.");
+        _meter.CreateObservableGauge("cubby.entries", () => silo.Figures.Entries, "{entry}", "Entries this silo holds.");
+        _meter.CreateObservableGauge("cubby.memory.used", () => silo.Figures.MemoryUsed, "By", "Bytes of entries charged to the memory budget.");
         _meter.CreateObservableCounter("cubby.migrated.shards", ObserveMigrations, "{shard}", "Shards that moved to other silos with their entries (direction=sent) and arrived here (direction=received).");
         _meter.CreateObservableCounter("cubby.relayed", () => statistics.RelayedCalls, "{call}", "Commands relayed through Orleans to a shard active on another silo, or moving.");
         _meter.CreateObservableUpDownCounter("cubby.connections", () => (long)silo.Clients.Count, "{connection}", "Open RESP connections."); 
-        if (silo.Files is { Enabled: true } files)
+        if (silo.Figures.Persistence is not null)
         {
-            _meter.CreateObservableCounter("cubby.persistence.written", () => files.Totals.BytesWritten, "By", "Bytes written to the persistence folder: snapshots and changes.");
-            _meter.CreateObservableCounter("cubby.persistence.flushes", () => files.Totals.Flushes, "{flush}", "Flushes that put the changes file's records on the disk.");
-            _meter.CreateObservableCounter("cubby.persistence.flush.time", () => files.Totals.Flushing.TotalSeconds, "s", "Time spent writing and flushing the changes file, in all.");
-            _meter.CreateObservableCounter("cubby.persistence.failures", () => files.Totals.FlushFailures, "{failure}", "Writes to the persistence folder that failed: changes file flushes and shard snapshots.");
-            _meter.CreateObservableGauge("cubby.persistence.load.time", () => files.Loaded.Milliseconds / 1000.0, "s", "How long the silo took to load its folder as it started.");
+            var figures = silo.Figures;
+            _meter.CreateObservableCounter("cubby.persistence.written", () => figures.Persistence?.BytesWritten ?? 0, "By", "Bytes written to the persistence folder: snapshots and changes.");
+            _meter.CreateObservableCounter("cubby.persistence.flushes", () => figures.Persistence?.Flushes ?? 0, "{flush}", "Flushes that put the changes file's records on the disk.");
+            _meter.CreateObservableCounter("cubby.persistence.flush.time", () => figures.Persistence?.Flushing.TotalSeconds ?? 0, "s", "Time spent writing and flushing the changes file, in all.");
+            _meter.CreateObservableCounter("cubby.persistence.failures", () => figures.Persistence?.FlushFailures ?? 0, "{failure}", "Writes to the persistence folder that failed: changes file flushes and shard snapshots.");
+            _meter.CreateObservableGauge("cubby.persistence.load.time", () => figures.Persistence?.LoadTime.TotalSeconds ?? 0, "s", "How long the silo took to load its folder as it started.");
         }
 
         silo.Metrics.Duration = _meter.CreateHistogram<double>("cubby.command.duration", "s", "How long commands take in the silo, from parsed request to written reply.");
@@ -73,7 +74,8 @@ internal sealed class CubbyMeter : IHostedService, IDisposable
 
     private IEnumerable<Measurement<long>> ObserveMigrations()
     {
-        yield return new Measurement<long>(_silo.Catalog.ShardsMigratedOut, new KeyValuePair<string, object?>("direction", "sent"));
-        yield return new Measurement<long>(_silo.Catalog.ShardsMigratedIn, new KeyValuePair<string, object?>("direction", "received"));
+        var (sent, received) = _silo.Figures.ShardsMigrated;
+        yield return new Measurement<long>(sent, new KeyValuePair<string, object?>("direction", "sent"));
+        yield return new Measurement<long>(received, new KeyValuePair<string, object?>("direction", "received"));
     }
 }

@@ -20,32 +20,31 @@ internal static class PrometheusExposition
     {
         var text = new StringBuilder(4096);
         var statistics = silo.Statistics;
-        var (expired, evicted) = silo.Catalog.RemovalTotals();
+        var (expired, evicted) = silo.Figures.Removed();
         WriteCommands(text, silo.Metrics);
         Single(text, "cubby_hits_total", "counter", "Key lookups that found the key.", statistics.Hits);
         Single(text, "cubby_misses_total", "counter", "Key lookups that did not find the key.", statistics.Misses);
         Single(text, "cubby_evictions_total", "counter", "Entries removed to stay within the memory budget.", evicted);
         Single(text, "cubby_expirations_total", "counter", "Entries removed because they expired.", expired);
-        Single(text, "cubby_entries", "gauge", "Entries this silo holds.", silo.Catalog.Count());
-        Single(text, "cubby_memory_used_bytes", "gauge", "Bytes of entries charged to the memory budget.", silo.Catalog.Budget.Used);
-        Single(text, "cubby_memory_limit_bytes", "gauge", "The memory budget (Cubby:MaxMemoryBytes).", silo.Catalog.Budget.Limit);
+        Single(text, "cubby_entries", "gauge", "Entries this silo holds.", silo.Figures.Entries);
+        Single(text, "cubby_memory_used_bytes", "gauge", "Bytes of entries charged to the memory budget.", silo.Figures.MemoryUsed);
+        Single(text, "cubby_memory_limit_bytes", "gauge", "The memory budget (Cubby:MaxMemoryBytes).", silo.Figures.MemoryLimit);
         Header(text, "cubby_migrated_shards_total", "counter", "Shards that moved to other silos with their entries (sent) and arrived here (received).");
-        Sample(text, "cubby_migrated_shards_total{direction=\"sent\"}", silo.Catalog.ShardsMigratedOut);
-        Sample(text, "cubby_migrated_shards_total{direction=\"received\"}", silo.Catalog.ShardsMigratedIn);
+        Sample(text, "cubby_migrated_shards_total{direction=\"sent\"}", silo.Figures.ShardsMigrated.Sent);
+        Sample(text, "cubby_migrated_shards_total{direction=\"received\"}", silo.Figures.ShardsMigrated.Received);
         Single(text, "cubby_relayed_total", "counter", "Commands relayed through Orleans to a shard active on another silo, or moving.", statistics.RelayedCalls);
         Single(text, "cubby_relay_retries_total", "counter", "Relayed commands tried again because their shard was moving or its silo unreachable.", statistics.RelayRetries);
         Single(text, "cubby_connections", "gauge", "Open RESP connections.", silo.Clients.Count);
         Single(text, "cubby_connections_received_total", "counter", "RESP connections accepted since start.", statistics.ConnectionsReceived);
-        if (silo.Files is { Enabled: true } files)
+        if (silo.Figures.Persistence is { } files)
         {
-            var totals = files.Totals;
-            Single(text, "cubby_persistence_written_bytes_total", "counter", "Bytes written to the persistence folder: snapshots and changes.", totals.BytesWritten);
-            Single(text, "cubby_persistence_flushes_total", "counter", "Flushes that put the changes file's records on the disk.", totals.Flushes);
+            Single(text, "cubby_persistence_written_bytes_total", "counter", "Bytes written to the persistence folder: snapshots and changes.", files.BytesWritten);
+            Single(text, "cubby_persistence_flushes_total", "counter", "Flushes that put the changes file's records on the disk.", files.Flushes);
             Header(text, "cubby_persistence_flush_time_seconds_total", "counter", "Time spent writing and flushing the changes file, in all.");
-            Sample(text, "cubby_persistence_flush_time_seconds_total", totals.Flushing.TotalSeconds);
-            Single(text, "cubby_persistence_failures_total", "counter", "Writes to the persistence folder that failed: changes file flushes and shard snapshots.", totals.FlushFailures);
+            Sample(text, "cubby_persistence_flush_time_seconds_total", files.Flushing.TotalSeconds);
+            Single(text, "cubby_persistence_failures_total", "counter", "Writes to the persistence folder that failed: changes file flushes and shard snapshots.", files.FlushFailures);
             Header(text, "cubby_persistence_load_time_seconds", "gauge", "How long the silo took to load its folder as it started.");
-            Sample(text, "cubby_persistence_load_time_seconds", files.Loaded.Milliseconds / 1000.0);
+            Sample(text, "cubby_persistence_load_time_seconds", files.LoadTime.TotalSeconds);
         }
 
         WriteLatency(text, silo.Metrics);

@@ -66,8 +66,8 @@ internal sealed partial class SeriesSampler(SiloRuntime silo, ILogger<SeriesSamp
             Math.Round(LatencyBuckets.Quantile(_latencyDelta, 0.99) * 1000, 4),
             Rate(totals.Evicted - _last.Evicted, seconds),
             Rate(totals.Expired - _last.Expired, seconds),
-            silo.Catalog.Count(),
-            silo.Catalog.Budget.Used));
+            silo.Figures.Entries,
+            silo.Figures.MemoryUsed));
         _slots.Sample();
         silo.Series.BusiestSlots = _slots.Busiest(BusiestSlotsShown);
         _last = totals;
@@ -76,7 +76,7 @@ internal sealed partial class SeriesSampler(SiloRuntime silo, ILogger<SeriesSamp
 
     private Totals ReadTotals()
     {
-        var (expired, evicted) = silo.Catalog.RemovalTotals();
+        var (expired, evicted) = silo.Figures.Removed();
         return new Totals(silo.Metrics.Total(), silo.Statistics.Hits, silo.Statistics.Misses, evicted, expired);
     }
 

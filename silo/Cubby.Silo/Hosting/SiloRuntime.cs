@@ -24,8 +24,7 @@ internal sealed class SiloRuntime(
     ILocalSiloDetails? local = null,
     PubSubPeers? pubSubPeers = null,
     Grains.Tracking.BroadcastPublisher? broadcastPublisher = null,
-    Grains.Replication.ShardReplicas? replicas = null,
-    Grains.Persistence.ShardFiles? files = null,
+    ShardFigures? figures = null,
     Grains.Tracking.KeyInvalidationFeed? invalidations = null,
     Grains.Hosting.RespFrontDoor? respDoor = null)
 {
@@ -45,11 +44,8 @@ internal sealed class SiloRuntime(
     /// <summary>The shards active on this silo, which commands run on directly.</summary>
     public ShardCatalog Catalog { get; } = catalog;
 
-    /// <summary>How many shards this silo keeps a copy of for their primaries elsewhere: replicas, and shards that just left.</summary>
-    public int ReplicasHere => replicas?.Count ?? 0;
-
-    /// <summary>This silo's shards on disk (<c>Cubby:Persistence</c>); null without Orleans.</summary>
-    public Grains.Persistence.ShardFiles? Files => files;
+    /// <summary>What the shards here hold and have done: entries, memory, removals, migrations, persistence.</summary>
+    public ShardFigures Figures => figures ?? throw new InvalidOperationException(NoOrleans);
 
     /// <summary>The saves of the cluster this silo ran (SAVE, BGSAVE).</summary>
     public ClusterSaves Saves { get; } = new(catalog.Time);

@@ -72,7 +72,7 @@ internal static class ClusterKeyspace
             }
         }
 
-        silo.Saves.Ended(failed == 0, silo.Files?.ChangesRecorded ?? 0);
+        silo.Saves.Ended(failed == 0, silo.Figures.Persistence?.ChangesRecorded ?? 0);
         return (failed, slots);
     }
 

@@ -39,15 +39,30 @@ public static class CubbySiloBuilderExtensions
         var options = new ShardOptions();
         silo.Configuration.GetSection(ShardOptions.SectionName).Bind(options);
         configure?.Invoke(options);
-        ShardOptionsValidator.ThrowIfInvalid(options);
         return silo.AddCubbyShards(options);
+    }
+
+    /// <summary>
+    /// Adds Cubby's shard grains, as <see cref="AddCubby"/> does, with settings the host has bound itself (Cubby's own
+    /// silo binds them with its other settings); checked now.
+    /// </summary>
+    /// <param name="silo">The silo builder.</param>
+    /// <param name="options">The shards' settings.</param>
+    /// <returns>The silo builder.</returns>
+    /// <exception cref="Microsoft.Extensions.Options.OptionsValidationException">A setting is out of range; the message names it.</exception>
+    public static ISiloBuilder AddCubbyShards(this ISiloBuilder silo, ShardOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(silo);
+        ArgumentNullException.ThrowIfNull(options);
+        ShardOptionsValidator.ThrowIfInvalid(options);
+        return silo.AddCubbyShards(options, stores: null);
     }
 
     /// <summary>Adds the shards with <paramref name="options"/>, already bound and checked.</summary>
     /// <param name="silo">The silo builder.</param>
     /// <param name="options">The shards' settings.</param>
     /// <param name="stores">The entry stores, when not those <paramref name="options"/> name (tests).</param>
-    internal static ISiloBuilder AddCubbyShards(this ISiloBuilder silo, ShardOptions options, EntryStores? stores = null)
+    internal static ISiloBuilder AddCubbyShards(this ISiloBuilder silo, ShardOptions options, EntryStores? stores)
     {
         silo.Services.TryAddSingleton(TimeProvider.System);
         silo.Services.AddSingleton(services => new ShardCatalog(options, services.GetKeyedService<TimeProvider>(EntryClockKey) ?? services.GetRequiredService<TimeProvider>(), stores)

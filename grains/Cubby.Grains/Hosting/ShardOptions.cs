@@ -77,6 +77,21 @@ public class ShardOptions
     /// <summary>The bytes of freed blocks kept for reuse (see <see cref="KeptForReuseBytes"/>).</summary>
     internal long EffectiveKeptForReuseBytes =>
         KeptForReuseBytes ?? Math.Min(Math.Clamp(EffectiveMaxMemoryBytes / 64, 256L * 1024, 64L * 1024 * 1024), EffectiveMaxMemoryBytes / 8);
+
+    /// <summary>What is wrong with these settings, each message naming its setting (<c>Cubby:SlotCount must be ...</c>).</summary>
+    /// <returns>The problems; empty when the settings will do.</returns>
+    public IReadOnlyList<string> Problems()
+    {
+        var problems = new List<string>();
+        ShardOptionsValidator.Validate(this, (condition, message) =>
+        {
+            if (!condition)
+            {
+                problems.Add(message);
+            }
+        });
+        return problems;
+    }
 }
 
 /// <summary>Where the entry blocks of a silo's shards live. Both lay entries out alike, in the same slab pages and table, and give an emptied page's memory back to the system.</summary>

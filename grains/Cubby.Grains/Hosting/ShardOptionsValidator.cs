@@ -30,18 +30,9 @@ internal static class ShardOptionsValidator
     /// <exception cref="OptionsValidationException">A setting is out of range.</exception>
     public static void ThrowIfInvalid(ShardOptions options)
     {
-        var failures = new List<string>();
-        Validate(options, (condition, message) =>
+        if (options.Problems() is { Count: > 0 } problems)
         {
-            if (!condition)
-            {
-                failures.Add(message);
-            }
-        });
-
-        if (failures.Count > 0)
-        {
-            throw new OptionsValidationException(Options.DefaultName, typeof(ShardOptions), failures);
+            throw new OptionsValidationException(Options.DefaultName, typeof(ShardOptions), problems);
         }
     }
 }

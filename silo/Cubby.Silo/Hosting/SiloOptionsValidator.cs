@@ -20,7 +20,7 @@ internal sealed class SiloOptionsValidator(TimeProvider time) : IValidateOptions
             }
         }
 
-        ShardOptionsValidator.Validate(options, Require);
+        failures.AddRange(options.Problems());
         Require(options.Host is "localhost" or "*" || IPAddress.TryParse(options.Host, out _), $"Cubby:Host must be 'localhost', '*' or an IP address (was '{options.Host}').");
         Require(options.RespPort is >= 0 and <= 65535, $"Cubby:RespPort must be between 0 and 65535 (was {options.RespPort}).");
         Require(options.HttpPort is >= 0 and <= 65535, $"Cubby:HttpPort must be between 0 and 65535 (was {options.HttpPort}).");

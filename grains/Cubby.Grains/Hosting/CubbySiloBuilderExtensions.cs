@@ -75,10 +75,12 @@ public static class CubbySiloBuilderExtensions
         silo.Services.AddSingleton<Fencing.FenceKeeper>();
         silo.Services.AddHostedService(static services => services.GetRequiredService<Fencing.FenceKeeper>());
         silo.Services.AddSingleton(services => new Tracking.ReadTracking(services, options.TrackingTableMaxKeys));
-        silo.Services.AddSingleton(static _ => new Tracking.KeyInvalidationFeed());
+        silo.Services.AddSingleton<Tracking.KeyInvalidationFeed>();
         silo.AddGrainService<Tracking.KeyInvalidationListener>();
         silo.AddGrainService<Tracking.BroadcastTrackingService>();
         silo.Services.AddSingleton<Tracking.BroadcastPublisher>();
+        silo.Services.AddSingleton(static services => new Tracking.DoorTracking(
+            services.GetRequiredService<Tracking.KeyInvalidationFeed>(), services.GetRequiredService<Tracking.BroadcastPublisher>(), services.GetRequiredService<Tracking.ReadTracking>()));
         silo.Services.TryAddSingleton(static _ => new RespFrontDoor());
         silo.Services.AddSingleton(static services => new RelayedCommandRunner(services.GetRequiredService<ShardCatalog>(), services.GetRequiredService<RespFrontDoor>()));
         silo.Services.AddSingleton<ShardHomes>();

@@ -6,15 +6,12 @@ namespace Cubby.Grains.Tracking;
 /// The invalidations meant for this silo's own tracking readers: keys that connections of its RESP front door read
 /// (<c>CLIENT TRACKING</c>) and that changed, on this silo's shards or on another's. Shards here feed it directly; shards
 /// elsewhere send their batches to this silo's <c>KeyInvalidationListener</c> grain service, which feeds it. A host that
-/// serves RESP listens to it; on a silo without a front door no reader is ever registered here, and nothing is fed.
+/// serves RESP listens to it (<see cref="DoorTracking.Listen"/>); on a silo without a front door no reader is ever
+/// registered here, and nothing is fed.
 /// </summary>
-public sealed class KeyInvalidationFeed
+internal sealed class KeyInvalidationFeed
 {
     private Action<KeyInvalidation[]>? _listener;
-
-    internal KeyInvalidationFeed()
-    {
-    }
 
     /// <summary>
     /// Hands every batch from now on to <paramref name="listener"/>, in the order each sending silo made its changes.
@@ -32,5 +29,5 @@ public sealed class KeyInvalidationFeed
     }
 
     /// <summary>Tells the listener of <paramref name="batch"/>; without one no connection here reads keys, and it is dropped.</summary>
-    internal void Publish(KeyInvalidation[] batch) => Volatile.Read(ref _listener)?.Invoke(batch);
+    public void Publish(KeyInvalidation[] batch) => Volatile.Read(ref _listener)?.Invoke(batch);
 }

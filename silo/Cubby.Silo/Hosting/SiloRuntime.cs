@@ -23,9 +23,8 @@ internal sealed class SiloRuntime(
     ShardSilos? shardSilos = null,
     ILocalSiloDetails? local = null,
     PubSubPeers? pubSubPeers = null,
-    Grains.Tracking.BroadcastPublisher? broadcastPublisher = null,
     ShardFigures? figures = null,
-    Grains.Tracking.KeyInvalidationFeed? invalidations = null,
+    Grains.Tracking.DoorTracking? tracking = null,
     Grains.Hosting.RespFrontDoor? respDoor = null)
 {
     private const string NoOrleans = "This runtime was built without an Orleans silo (a benchmark's or test's bare runtime); it serves only shards it holds.";
@@ -43,6 +42,9 @@ internal sealed class SiloRuntime(
 
     /// <summary>The shards active on this silo, which commands run on directly.</summary>
     public ShardCatalog Catalog { get; } = catalog;
+
+    /// <summary>CLIENT TRACKING's link to the shards; null in a runtime without Orleans.</summary>
+    public Grains.Tracking.DoorTracking? Tracking => tracking;
 
     /// <summary>What the shards here hold and have done: entries, memory, removals, migrations, persistence.</summary>
     public ShardFigures Figures => figures ?? throw new InvalidOperationException(NoOrleans);
@@ -118,9 +120,9 @@ internal sealed class SiloRuntime(
         {
             if (_tracking is null)
             {
-                var broadcasts = new BroadcastClients(broadcastPublisher);
+                var broadcasts = new BroadcastClients(tracking);
                 var keys = new TrackedKeys(key => Catalog.ShardMap.SlotOf(key), Clients, broadcasts);
-                invalidations?.Listen(keys.Invalidated);
+                tracking?.Listen(keys.Invalidated);
                 Volatile.Write(ref _tracking, new TrackingState(keys, broadcasts));
             }
 

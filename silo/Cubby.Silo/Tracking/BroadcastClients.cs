@@ -5,10 +5,10 @@ namespace Cubby.Silo.Tracking;
 
 /// <summary>
 /// This silo's connections in <c>CLIENT TRACKING BCAST</c> mode and the prefixes each listens to (none: every key).
-/// Every silo holding shards is told the union of those prefixes (<see cref="BroadcastPublisher"/>), and sends this
+/// Every silo holding shards is told the union of those prefixes (<see cref="DoorTracking.BroadcastAsync"/>), and sends this
 /// silo the changes of matching keys; each change is then pushed to the connections whose prefixes it matches.
 /// </summary>
-internal sealed class BroadcastClients(BroadcastPublisher? publisher)
+internal sealed class BroadcastClients(DoorTracking? tracking)
 {
     private readonly Lock _gate = new();
     private readonly Dictionary<ClientSession, byte[][]> _sessions = [];
@@ -65,9 +65,9 @@ internal sealed class BroadcastClients(BroadcastPublisher? publisher)
     {
         await previous.ConfigureAwait(false);
         var union = Union();
-        if (!SameAs(union, _published) && publisher is not null)
+        if (!SameAs(union, _published) && tracking is not null)
         {
-            await publisher.PublishAsync(union).ConfigureAwait(false);
+            await tracking.BroadcastAsync(union).ConfigureAwait(false);
             _published = union;
         }
     }

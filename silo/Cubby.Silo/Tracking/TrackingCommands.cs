@@ -140,7 +140,7 @@ internal static class TrackingCommands
             return redirect == session.Id ? "ERR A client cannot redirect tracking to itself" : "ERR The client ID you want redirect to does not exist";
         }
 
-        if (silo.Catalog.Tracking is null)
+        if (silo.Tracking is null)
         {
             return "ERR tracking needs an Orleans silo around the shards";
         }
@@ -274,7 +274,7 @@ internal static class TrackingCommands
     public static async Task FlushingAsync(Hosting.SiloRuntime silo)
     {
         silo.TrackedKeys.Invalidated([KeyInvalidation.Everything]);
-        if (silo.Catalog.Tracking is not { } tracking || silo.PubSubPeers is not { } peers)
+        if (silo.Tracking is not { } tracking || silo.PubSubPeers is not { } peers)
         {
             return;
         }

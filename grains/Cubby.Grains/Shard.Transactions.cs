@@ -207,6 +207,33 @@ internal sealed partial class Shard
     /// <summary>Whether no transaction holds this shard, or the caller runs in the one that does.</summary>
     private bool IsFreeForCaller() => _holder == Guid.Empty || _holder == Orleans.Runtime.RequestContext.ReentrancyId;
 
+    /// <summary>
+    /// Whether the caller runs a transaction's command and that transaction no longer holds this shard. Every shard a
+    /// transaction's commands touch is held before the first runs, so its hold here ended, decided without this command
+    /// (the shard resumed elsewhere and settled it, or the last shard decided without the coordinator's answer).
+    /// </summary>
+    /// <remarks>
+    /// Only command entry points ask (<see cref="TryEnterCommandTurn"/>, <see cref="ThrowIfHoldEnded"/>), never a turn
+    /// as such: the chain id is an <c>AsyncLocal</c> that also flows into work a chain's call starts (a batch for the
+    /// replicas, an activation), and such work is not the transaction's.
+    /// </remarks>
+    private bool IsHoldEndedForCaller() =>
+        Orleans.Runtime.RequestContext.ReentrancyId is var caller && caller != Guid.Empty && _holder != caller;
+
+    /// <summary>
+    /// Refuses, in the caller's turn, a transaction's command that reached this shard after the transaction's hold here
+    /// ended: run now, it would change or read a key outside the transaction's isolation.
+    /// </summary>
+    /// <exception cref="Sharding.HoldEndedException">It did.</exception>
+    public void ThrowIfHoldEnded()
+    {
+        RequireTurn();
+        if (IsHoldEndedForCaller())
+        {
+            throw Sharding.HoldEndedException.For(Slot);
+        }
+    }
+
     /// <summary>The holding transaction for a batch sealed now: the whole of it the first time in this hold.</summary>
     private HeldTransaction? HeldForBatch()
     {

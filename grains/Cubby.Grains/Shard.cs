@@ -149,6 +149,26 @@ internal sealed partial class Shard : IDisposable
         return false;
     }
 
+    /// <summary>
+    /// <see cref="TryEnterTurn"/> for a command: also false for a transaction's command that its transaction no longer
+    /// holds this shard for, which must go through the grain to be refused there.
+    /// </summary>
+    public bool TryEnterCommandTurn()
+    {
+        if (!TryEnterTurn())
+        {
+            return false;
+        }
+
+        if (!IsHoldEndedForCaller())
+        {
+            return true;
+        }
+
+        _turn.Exit();
+        return false;
+    }
+
     /// <summary>Whether the shard was disposed: its entries are gone and its blocks returned.</summary>
     public bool IsDisposed => Volatile.Read(ref _disposed);
 

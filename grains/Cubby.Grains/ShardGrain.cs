@@ -394,6 +394,7 @@ internal sealed partial class ShardGrain(
         ShardEntryCopy? result;
         using (shard.TakeTurn())
         {
+            shard.ThrowIfHoldEnded();
             result = shard.Export(key);
         }
 
@@ -409,6 +410,7 @@ internal sealed partial class ShardGrain(
         SetStatus status;
         using (shard.TakeTurn())
         {
+            shard.ThrowIfHoldEnded();
             status = shard.Import(key, entry, replace);
         }
 

@@ -50,7 +50,7 @@ internal static class KeyCommandRunner
     /// <summary>Runs a command whose keys are all in shard <paramref name="slot"/> if that shard is active and open here; false when it must go through Orleans.</summary>
     public static bool TryRunHere(ShardCatalog catalog, int slot, KeyCommand command, CommandContext context, RespRequest request)
     {
-        if (catalog.Find(slot) is not { } shard || !shard.TryEnterTurn())
+        if (catalog.Find(slot) is not { } shard || !shard.TryEnterCommandTurn())
         {
             return false;
         }
@@ -91,7 +91,7 @@ internal static class KeyCommandRunner
             distinct = SortDistinct(slots.AsSpan(0, distinct));
             foreach (var slot in slots.AsSpan(0, distinct))
             {
-                if (catalog.Find(slot) is not { } shard || !shard.TryEnterTurn())
+                if (catalog.Find(slot) is not { } shard || !shard.TryEnterCommandTurn())
                 {
                     return false;
                 }

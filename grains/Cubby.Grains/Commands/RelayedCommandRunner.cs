@@ -42,6 +42,7 @@ internal sealed class RelayedCommandRunner(ShardCatalog catalog, RespFrontDoor r
         shard.EnterTurn();
         try
         {
+            shard.ThrowIfHoldEnded();
             KeyCommandRunner.RunEntered(shard, command, context, request);
         }
         catch (WrongTypeException)

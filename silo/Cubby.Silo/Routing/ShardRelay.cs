@@ -66,6 +66,7 @@ internal static class ShardRelay
             _ when ShardCallRetry.IsTransient(exception) => SiloErrors.ShardUnreachable(slot, exception.Message),
             CallDeadlineException => SiloErrors.ShardUnreachable(slot, exception.Message),
             CubbyOutOfMemoryException => RedisErrors.OutOfMemory,
+            HoldEndedException => "ERR " + exception.Message,
             _ => "ERR internal error: " + FirstLine(exception.Message),
         };
 

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using Cubby.Grains;
+using Cubby.Grains.Commands;
 using Cubby.Grains.Placement;
 using Cubby.Sharding;
 using Cubby.Tests.Client;
@@ -113,6 +114,43 @@ public sealed class TransactionRollbackTests
         Assert.Equal("before", Encoding.UTF8.GetString((await shard.Get(bytes, slide: false))!.Value));
     }
 
+    [Fact]
+    public async Task A_command_reaching_a_shard_after_its_transactions_hold_ended_is_refused_and_nothing_else_is()
+    {
+        await using var cluster = await TestCluster.StartAsync(1);
+        var grains = cluster.Primary.Services.GetRequiredService<IGrainFactory>();
+        var bytes = Encoding.UTF8.GetBytes(KeysHomedOn(cluster.Primary, 1)[0]);
+        var slot = Shards.SlotOf(bytes);
+        var shard = grains.GetGrain<IShardGrain>(slot);
+        await shard.Set(bytes, Encoding.UTF8.GetBytes("before"), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always);
+
+        // The transaction ran and ended here (its last shard decided); a command of it still on its way arrives now.
+        var chain = Guid.NewGuid();
+        Assert.Equal(HoldEnd.Committed, await HoldAsync(grains, shard, slot, bytes, chain, new KeepingCallback()));
+        var local = cluster.Primary.Services.GetRequiredService<ShardCatalog>().Find(slot)!;
+        var late = RelayedCommand.Create(3, index => index switch { 0 => "SET"u8, 1 => bytes, _ => "late"u8 }, global::Cubby.Resp.RespVersion.Resp2);
+        RequestContext.ReentrancyId = chain;
+        try
+        {
+            await Assert.ThrowsAsync<HoldEndedException>(async () => await grains.GetGrain<IShardCommands>(slot).Run(late));
+            await Assert.ThrowsAsync<HoldEndedException>(async () => await shard.Import(bytes, new ShardEntryCopy("late"u8.ToArray(), EntryKind.String, CacheEntryFlags.None, 0, 0, 0), replace: true));
+            Assert.False(local.TryEnterCommandTurn());
+
+            // Work the chain started that is not one of its commands (the id flows with the async context) still runs.
+            Assert.True(local.TryEnterTurn());
+            local.ExitTurn();
+            await shard.Set(bytes, Encoding.UTF8.GetBytes("after"), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always);
+        }
+        finally
+        {
+            RequestContext.ReentrancyId = Guid.Empty;
+        }
+
+        Assert.Equal("after", Encoding.UTF8.GetString((await shard.Get(bytes, slide: false))!.Value));
+        var reply = await grains.GetGrain<IShardCommands>(slot).Run(RelayedCommand.Create(2, index => index == 0 ? "GET"u8 : bytes, global::Cubby.Resp.RespVersion.Resp2));
+        Assert.Equal("$5\r\nafter\r\n", Encoding.UTF8.GetString(reply.Reply));
+    }
+
     /// <summary>Holds the one shard for the transaction of <paramref name="chain"/> on <paramref name="key"/>, as a silo running it would.</summary>
     private static async Task<HoldEnd> HoldAsync(IGrainFactory grains, IShardGrain shard, int slot, byte[] key, Guid chain, ITransactionCallback callback)
     {
@@ -143,6 +181,11 @@ public sealed class TransactionRollbackTests
 
     private static bool IsFreeOn(TestSilo silo, string key) =>
         silo.Services.GetRequiredService<ShardCatalog>().Find(Shards.SlotOf(Encoding.UTF8.GetBytes(key))) is { IsHeld: false };
+
+    private sealed class KeepingCallback : ITransactionCallback
+    {
+        public Task<bool> Held() => Task.FromResult(true);
+    }
 
     private sealed class BreakingCallback(IGrainFactory grains, byte[] key) : ITransactionCallback
     {

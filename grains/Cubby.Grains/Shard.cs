@@ -121,6 +121,17 @@ internal sealed partial class Shard : IDisposable
         return new Turn(this);
     }
 
+    /// <summary>
+    /// Holds this shard's turn for the shard's own settling of a transaction it held (keeping or putting back its keys
+    /// as decided), whether or not the silo may serve now. The fence keeps callers out; it must not stop a shard from
+    /// finishing what was decided, or a blip of it would leave the decision made and never told.
+    /// </summary>
+    public Turn TakeSettlingTurn()
+    {
+        _turn.Enter();
+        return new Turn(this);
+    }
+
     /// <summary>A turn taken with <see cref="TakeTurn"/>; disposing it is <see cref="ExitTurn"/>.</summary>
     public readonly ref struct Turn(Shard shard)
     {

@@ -39,10 +39,10 @@ internal sealed class TransactionUndo
     /// <summary>The transaction as the shard's replicas learn it (<see cref="Shard.Describe"/>).</summary>
     public HeldTransaction Describe(Guid chain, int[] slots) => new(chain, slots, _keys, _before);
 
-    /// <summary>Puts back every key that changed.</summary>
+    /// <summary>Puts back every key that changed, in a settling turn (the outcome is decided: the fence does not stop it).</summary>
     public void Restore(Shard shard)
     {
-        using var turn = shard.TakeTurn();
+        using var turn = shard.TakeSettlingTurn();
         for (var i = 0; i < _keys.Length; i++)
         {
             if (!shard.IsUnchanged(_keys[i], _watches[i]))
@@ -54,10 +54,10 @@ internal sealed class TransactionUndo
         }
     }
 
-    /// <summary>Keeps what the transaction did: only the watches go.</summary>
+    /// <summary>Keeps what the transaction did: only the watches go (in a settling turn, as <see cref="Restore(Shard)"/>).</summary>
     public void Keep(Shard shard)
     {
-        using var turn = shard.TakeTurn();
+        using var turn = shard.TakeSettlingTurn();
         foreach (var key in _keys)
         {
             shard.Unwatch(key);
@@ -70,7 +70,7 @@ internal sealed class TransactionUndo
     /// </summary>
     public static void Restore(Shard shard, HeldTransaction held)
     {
-        using var turn = shard.TakeTurn();
+        using var turn = shard.TakeSettlingTurn();
         for (var i = 0; i < held.Keys.Length; i++)
         {
             PutBack(shard, held.Keys[i], held.Before[i]);

@@ -22,11 +22,7 @@ public sealed class TransactionUndoTests
     {
         var fence = new ServingFence(TimeSpan.FromMilliseconds(200));
         using var shard = ShardBehind(fence);
-        Write(shard, "1263");
-        var undo = TransactionUndo.Capture(shard, [Key]);
-        Write(shard, "1266");
-
-        await Poll.UntilAsync(() => !fence.IsServing, TimeSpan.FromSeconds(10), "the fence to shut");
+        var undo = await ChangedUnderShutFenceAsync(shard, fence);
         Assert.Throws<SiloFencedException>(() => shard.TakeTurn().Dispose());
         undo.Keep(shard);
 
@@ -39,15 +35,21 @@ public sealed class TransactionUndoTests
     {
         var fence = new ServingFence(TimeSpan.FromMilliseconds(200));
         using var shard = ShardBehind(fence);
-        Write(shard, "1263");
-        var undo = TransactionUndo.Capture(shard, [Key]);
-        Write(shard, "1266");
-
-        await Poll.UntilAsync(() => !fence.IsServing, TimeSpan.FromSeconds(10), "the fence to shut");
+        var undo = await ChangedUnderShutFenceAsync(shard, fence);
         undo.Restore(shard);
 
         fence.Confirmed(TimeProvider.System.GetTimestamp());
         Assert.Equal("1263", Read(shard));
+    }
+
+    /// <summary>A transaction's key held at "1263" and changed to "1266"; then the fence shuts (nobody confirms it).</summary>
+    private static async Task<TransactionUndo> ChangedUnderShutFenceAsync(Shard shard, ServingFence fence)
+    {
+        Write(shard, "1263");
+        var undo = TransactionUndo.Capture(shard, [Key]);
+        Write(shard, "1266");
+        await Poll.UntilAsync(() => !fence.IsServing, TimeSpan.FromSeconds(10), "the fence to shut");
+        return undo;
     }
 
     private static Shard ShardBehind(ServingFence fence) =>

@@ -71,12 +71,7 @@ public sealed class TransactionRollbackTests
     public async Task The_last_shard_rolls_the_transaction_back_when_the_silo_running_it_does_not_answer()
     {
         await using var cluster = await TestCluster.StartAsync(1);
-        var grains = cluster.Primary.Services.GetRequiredService<IGrainFactory>();
-        var key = KeysHomedOn(cluster.Primary, 1)[0];
-        var bytes = Encoding.UTF8.GetBytes(key);
-        var slot = Shards.SlotOf(bytes);
-        var shard = grains.GetGrain<IShardGrain>(slot);
-        await shard.Set(bytes, Encoding.UTF8.GetBytes("before"), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always);
+        var (grains, bytes, slot, shard) = await OneKeyAsync(cluster);
 
         // The callback writes in the chain, then fails, as a call across a partition would: the shard, the last (and
         // only) one, decides, and answers anyone who asks.
@@ -94,11 +89,7 @@ public sealed class TransactionRollbackTests
     public async Task The_last_shard_asked_before_its_hold_arrives_rolls_the_transaction_back_and_refuses_the_hold()
     {
         await using var cluster = await TestCluster.StartAsync(1);
-        var grains = cluster.Primary.Services.GetRequiredService<IGrainFactory>();
-        var bytes = Encoding.UTF8.GetBytes(KeysHomedOn(cluster.Primary, 1)[0]);
-        var slot = Shards.SlotOf(bytes);
-        var shard = grains.GetGrain<IShardGrain>(slot);
-        await shard.Set(bytes, Encoding.UTF8.GetBytes("before"), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always);
+        var (grains, bytes, slot, shard) = await OneKeyAsync(cluster);
 
         // A shard before it lost the chain and asks: the last shard never held the transaction, so it decides now.
         var chain = Guid.NewGuid();
@@ -118,11 +109,7 @@ public sealed class TransactionRollbackTests
     public async Task A_command_reaching_a_shard_after_its_transactions_hold_ended_is_refused_and_nothing_else_is()
     {
         await using var cluster = await TestCluster.StartAsync(1);
-        var grains = cluster.Primary.Services.GetRequiredService<IGrainFactory>();
-        var bytes = Encoding.UTF8.GetBytes(KeysHomedOn(cluster.Primary, 1)[0]);
-        var slot = Shards.SlotOf(bytes);
-        var shard = grains.GetGrain<IShardGrain>(slot);
-        await shard.Set(bytes, Encoding.UTF8.GetBytes("before"), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always);
+        var (grains, bytes, slot, shard) = await OneKeyAsync(cluster);
 
         // The transaction ran and ended here (its last shard decided); a command of it still on its way arrives now.
         var chain = Guid.NewGuid();
@@ -149,6 +136,17 @@ public sealed class TransactionRollbackTests
         Assert.Equal("after", Encoding.UTF8.GetString((await shard.Get(bytes, slide: false))!.Value));
         var reply = await grains.GetGrain<IShardCommands>(slot).Run(RelayedCommand.Create(2, index => index == 0 ? "GET"u8 : bytes, global::Cubby.Resp.RespVersion.Resp2));
         Assert.Equal("$5\r\nafter\r\n", Encoding.UTF8.GetString(reply.Reply));
+    }
+
+    /// <summary>A key homed on the cluster's one silo, written "before", with its shard.</summary>
+    private static async Task<(IGrainFactory Grains, byte[] Key, int Slot, IShardGrain Shard)> OneKeyAsync(TestCluster cluster)
+    {
+        var grains = cluster.Primary.Services.GetRequiredService<IGrainFactory>();
+        var key = Encoding.UTF8.GetBytes(KeysHomedOn(cluster.Primary, 1)[0]);
+        var slot = Shards.SlotOf(key);
+        var shard = grains.GetGrain<IShardGrain>(slot);
+        await shard.Set(key, Encoding.UTF8.GetBytes("before"), ShardExpiry.Never, CacheEntryFlags.None, ShardWriteCondition.Always);
+        return (grains, key, slot, shard);
     }
 
     /// <summary>Holds the one shard for the transaction of <paramref name="chain"/> on <paramref name="key"/>, as a silo running it would.</summary>

@@ -26,6 +26,7 @@ internal sealed class ShardBatchService(GrainId id, global::Orleans.Runtime.Silo
         }
 
         var (number, link) = tracking.NumberOf(reader);
+        link.Reading();
         return Run(operations, writeDeadline, number, link);
     }
 

@@ -58,7 +58,8 @@ internal sealed class NearCacheLink : ReaderLink
 
     public override bool Idle => _batches.Idle;
 
-    public override bool Gone => _owner.Time.GetElapsedTime(Volatile.Read(ref _heardAt)) > GoneAfter;
+    /// <summary>Gone: released by its app, or unheard for <see cref="GoneAfter"/>.</summary>
+    public override bool Gone => Volatile.Read(ref _released) || _owner.Time.GetElapsedTime(Volatile.Read(ref _heardAt)) > GoneAfter;
 
     /// <summary>Whether the reader takes values with the changes of keys it holds (<see cref="NearCacheTerms.UpdatesUpTo"/>).</summary>
     public bool TakesUpdates => Volatile.Read(ref _updatesUpTo) > 0;
@@ -89,16 +90,35 @@ internal sealed class NearCacheLink : ReaderLink
         }
     }
 
-    /// <summary>The reader stopped serving what it read through this link: no change waits for it any more.</summary>
+    /// <summary>
+    /// The reader stopped serving what it read through this link (its app is stopping): no change waits for it or is
+    /// sent to it any more, the keys it read stop tracking it at their next change, and its number is free once nothing
+    /// is on its way to it. Otherwise every change of a key it once read would go on queueing for an app that is gone.
+    /// </summary>
     public void Release()
     {
         lock (_gate)
         {
-            _released = true;
+            Volatile.Write(ref _released, true);
             _changesWait = false;
         }
 
         Wake();
+    }
+
+    /// <summary>
+    /// The reader reads through this link: a reader that released it (a read racing its app's stop) is tracked again,
+    /// so what it keeps is invalidated, though no change waits for it until it renews.
+    /// </summary>
+    public void Reading()
+    {
+        if (Volatile.Read(ref _released))
+        {
+            lock (_gate)
+            {
+                Volatile.Write(ref _released, false);
+            }
+        }
     }
 
     public override long Enqueue(KeyInvalidation invalidation)
@@ -106,6 +126,11 @@ internal sealed class NearCacheLink : ReaderLink
         // Numbered and queued together, so the queue holds them in the order of their numbers.
         lock (_gate)
         {
+            if (_released)
+            {
+                return 0;
+            }
+
             var number = ++_posted;
             if (_batches.Count >= MaxQueued)
             {
@@ -127,6 +152,11 @@ internal sealed class NearCacheLink : ReaderLink
     /// </summary>
     public bool Takes(ReadOnlySpan<byte> key, ShardEntry? update)
     {
+        if (Volatile.Read(ref _released))
+        {
+            return false;
+        }
+
         var refused = false;
         if (Volatile.Read(ref _refusedCount) > 0)
         {

@@ -175,6 +175,43 @@ public sealed class NearCacheTests
     }
 
     [Fact]
+    public async Task The_keys_a_stopped_app_read_stop_tracking_it_at_their_next_change()
+    {
+        await using var harness = await StartAsync();
+        var keys = Enumerable.Range(0, 20).Select(static i => $"left:{i}").ToArray();
+        foreach (var key in keys)
+        {
+            await harness.Client.PutAsync(key, Utf8("v1"));
+        }
+
+        var before = await SiloProbe.InfoAsync(harness.Monitor, "stats", "tracking_total_keys");
+        var builder = Host.CreateApplicationBuilder();
+        builder.Services.AddCubbyClient(o =>
+        {
+            o.Endpoints.Add($"127.0.0.1:{harness.Silo.GatewayEndPoint.Port}");
+            o.NearCache.Enabled = true;
+        });
+        using var app = builder.Build();
+        await app.StartAsync();
+        var reader = app.Services.GetRequiredService<ICubbyClient>();
+        foreach (var key in keys)
+        {
+            await KeptAsync(reader, key, "v1");
+        }
+
+        Assert.Equal(before + keys.Length, await SiloProbe.InfoAsync(harness.Monitor, "stats", "tracking_total_keys"));
+
+        await app.StopAsync();
+        foreach (var key in keys)
+        {
+            await harness.Client.PutAsync(key, Utf8("v2"));
+        }
+
+        // Tracked on, each key would be sent every later value for an app that is gone.
+        Assert.Equal(before, await SiloProbe.InfoAsync(harness.Monitor, "stats", "tracking_total_keys"));
+    }
+
+    [Fact]
     public async Task A_pushed_near_cache_drops_a_changed_value_when_the_push_arrives()
     {
         await using var harness = await ClientHarness.StartAsync(configure: static o => (o.NearCache.Enabled, o.NearCache.Coherence) = (true, NearCacheCoherence.Pushed));

@@ -75,7 +75,7 @@ internal sealed partial class CubbyClient
 
         if (kept?.Decoded is not TaggedValue tagged)
         {
-            tagged = TaggedValue.Of(stored) ?? throw new CubbyException($"The value of '{key}' is flagged Tagged but does not start with a tag header.");
+            tagged = TaggedValue.Of(stored, Epochs.Written) ?? throw new CubbyException($"The value of '{key}' is flagged Tagged but does not start with a tag header.");
             if (kept is not null)
             {
                 kept.Decoded = tagged;

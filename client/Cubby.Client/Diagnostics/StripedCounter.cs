@@ -11,14 +11,16 @@ internal sealed class StripedCounter
     // One count per 64-byte line.
     private const int Stride = 8;
 
-    private readonly long[] _counts = new long[Slots * Stride];
+    // A line before the first count and after the last: the array's header and the objects beside it are read by
+    // every increment and must not share a line that another thread is adding to.
+    private readonly long[] _counts = new long[(Slots + 2) * Stride];
 
     public long Value
     {
         get
         {
             var sum = 0L;
-            for (var i = 0; i < _counts.Length; i += Stride)
+            for (var i = Stride; i <= Slots * Stride; i += Stride)
             {
                 sum += Volatile.Read(ref _counts[i]);
             }
@@ -27,5 +29,5 @@ internal sealed class StripedCounter
         }
     }
 
-    public void Increment() => Interlocked.Increment(ref _counts[(Environment.CurrentManagedThreadId & (Slots - 1)) * Stride]);
+    public void Increment() => Interlocked.Increment(ref _counts[((Environment.CurrentManagedThreadId & (Slots - 1)) + 1) * Stride]);
 }

@@ -105,7 +105,7 @@ internal sealed partial class CubbyHybridCache
             {
                 var payload = await EncodeAsync(value, tags, token).ConfigureAwait(false);
                 await Store(key, value, payload, options, flags, token).ConfigureAwait(false);
-                created = payload is null ? null : LocalCopy.Written(payload, value, LocalDeadline(options), null) ?? LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options));
+                created = payload is null ? null : LocalCopy.Written(payload, value, LocalDeadline(options), _epochs.Written) ?? LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options), _epochs.Written);
             }
 
             // Read the cluster and write it: one run across the cluster; otherwise one in this instance.
@@ -136,7 +136,7 @@ internal sealed partial class CubbyHybridCache
 
     /// <summary>The copy of a stored entry when it is one this cache wrote and its tags' epochs still hold.</summary>
     private async ValueTask<LocalCopy?> CurrentCopyAsync<T>(byte[] stored, HybridCacheEntryOptions? options, CancellationToken cancellationToken) =>
-        LocalCopy.Of<T>(stored, _serializers, LocalDeadline(options)) is { } copy && await copy.Epochs.IsCurrentAsync(_epochs, cancellationToken).ConfigureAwait(false) ? copy : null;
+        LocalCopy.Of<T>(stored, _serializers, LocalDeadline(options), _epochs.Written) is { } copy && await copy.Epochs.IsCurrentAsync(_epochs, cancellationToken).ConfigureAwait(false) ? copy : null;
 
     /// <summary>
     /// A run shared by this instance's callers of one key. Its token is cancelled once every caller stopped waiting, as

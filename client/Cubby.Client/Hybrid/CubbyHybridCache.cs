@@ -141,16 +141,15 @@ internal sealed partial class CubbyHybridCache : HybridCache
         if (_client.TryGetKept(key, out var entry))
         {
             copy = entry.Decoded as LocalCopy;
-            if (copy is null || copy.Type != typeof(T))
+            if (copy is null || !copy.IsOf<T>())
             {
                 if ((flags & HybridCacheEntryFlags.DisableLocalCacheWrite) != 0
-                    || (copy = LocalCopy.Of<T>(entry.Value, _serializers, LocalDeadline(options), entry.Earlier as LocalCopy)) is null)
+                    || (copy = LocalCopy.Of<T>(entry.Value, _serializers, LocalDeadline(options), _epochs.Written)) is null)
                 {
                     return false;
                 }
 
                 entry.Decoded = copy;
-                entry.Earlier = null;
             }
         }
         else if (_anyLocalOnly && _localOnly.TryGetValue(key, out var stored))
@@ -158,7 +157,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
             copy = stored as LocalCopy;
         }
 
-        if (copy is null || copy.Type != typeof(T) || !Unexpired(key, copy) || copy.Epochs.IsCurrentKept(_epochs) != true)
+        if (copy is null || !copy.IsOf<T>() || !Unexpired(key, copy) || copy.Epochs.IsCurrentKept(_epochs) != true)
         {
             return false;
         }
@@ -170,7 +169,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
 
     /// <summary>The local-only copy of <paramref name="key"/> when its epochs hold, asking the cluster for those not kept.</summary>
     private async ValueTask<LocalCopy?> LocalOnlyAsync<T>(string key, CancellationToken cancellationToken) =>
-        _anyLocalOnly && _localOnly.TryGetValue(key, out var stored) && stored is LocalCopy copy && copy.Type == typeof(T) && Unexpired(key, copy)
+        _anyLocalOnly && _localOnly.TryGetValue(key, out var stored) && stored is LocalCopy copy && copy.IsOf<T>() && Unexpired(key, copy)
             && await copy.Epochs.IsCurrentAsync(_epochs, cancellationToken).ConfigureAwait(false)
             ? copy
             : null;
@@ -286,7 +285,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
         {
             if ((flags & HybridCacheEntryFlags.DisableLocalCacheWrite) == 0 && _client.TryGetKept(key, out var kept))
             {
-                kept.Writing = LocalCopy.Written(payload, value, LocalDeadline(options), kept.Decoded as LocalCopy);
+                kept.Writing = LocalCopy.Written(payload, value, LocalDeadline(options), _epochs.Written);
             }
 
             var write = _client.PutAsync(key, payload, CacheEntryOptions.ExpiresIn(ExpirationOf(options)), cancellationToken);
@@ -297,7 +296,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
 
             _ = write.Result;
         }
-        else if ((flags & HybridCacheEntryFlags.DisableLocalCacheWrite) == 0 && LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options)) is { } copy)
+        else if ((flags & HybridCacheEntryFlags.DisableLocalCacheWrite) == 0 && LocalCopy.Of<T>(payload, _serializers, LocalDeadline(options), _epochs.Written) is { } copy)
         {
             _anyLocalOnly = true;
             _localOnly.Set(key, copy, LocalExpirationOf(options));

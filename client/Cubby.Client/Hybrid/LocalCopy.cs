@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Cubby.Client.NearCaching;
 using Cubby.Client.Tagging;
 
@@ -11,12 +12,14 @@ namespace Cubby.Client.Hybrid;
 /// </summary>
 internal sealed class LocalCopy : IDecodedValue
 {
-    private LocalCopy(byte[] payload, int valueOffset, WrittenEpochs epochs, Type type, object? value, long localDeadline)
+    private readonly nint _type;
+
+    private LocalCopy(byte[] payload, int valueOffset, WrittenEpochs epochs, nint type, object? value, long localDeadline)
     {
         Payload = payload;
         ValueOffset = valueOffset;
         Epochs = epochs;
-        Type = type;
+        _type = type;
         Value = value;
         LocalDeadline = localDeadline;
     }
@@ -25,11 +28,8 @@ internal sealed class LocalCopy : IDecodedValue
 
     public int ValueOffset { get; }
 
-    /// <summary>The epochs of <c>"*"</c> and of each tag as the entry was written under them.</summary>
+    /// <summary>The epochs of <c>"*"</c> and of each tag as the entry was written under them, shared by the entries of one header.</summary>
     public WrittenEpochs Epochs { get; }
-
-    /// <summary>The type <see cref="Value"/> was deserialized as.</summary>
-    public Type Type { get; }
 
     /// <summary>The deserialized value, for immutable types; null for the others, deserialized on each read.</summary>
     public object? Value { get; }
@@ -40,48 +40,47 @@ internal sealed class LocalCopy : IDecodedValue
     public ReadOnlyMemory<byte> Serialized => Payload.AsMemory(ValueOffset);
 
     /// <summary>
-    /// A copy of <paramref name="payload"/>, or null when it is not an entry this cache wrote. When it has the header of
-    /// <paramref name="earlier"/> (the copy of the value it replaced: most writes keep an entry's tags and their epochs),
-    /// it shares that copy's epochs, and with them what their last check found.
+    /// A copy of <paramref name="payload"/> as a <typeparamref name="T"/>, or null when it is not an entry this cache
+    /// wrote.
     /// </summary>
-    public static LocalCopy? Of<T>(byte[] payload, HybridSerializers serializers, long localDeadline, LocalCopy? earlier = null)
+    public static LocalCopy? Of<T>(byte[] payload, HybridSerializers serializers, long localDeadline, WrittenEpochsTable written)
     {
-        if (!TryReadHeader(payload, earlier, out var valueOffset, out var epochs))
+        if (!TryReadHeader(payload, written, out var valueOffset, out var epochs))
         {
             return null;
         }
 
         var value = ImmutableTypes.Of<T>() ? (object?)serializers.Deserialize<T>(payload.AsMemory(valueOffset)) : null;
-        return new LocalCopy(payload, valueOffset, epochs, typeof(T), value, localDeadline);
+        return new LocalCopy(payload, valueOffset, epochs, HandleOf<T>(), value, localDeadline);
     }
 
     /// <summary>
     /// The copy of a value of an immutable type this process is writing, <paramref name="payload"/> being its encoding:
     /// the instance itself is kept, as HybridCache keeps what it is given, instead of decoding the payload again.
     /// </summary>
-    public static LocalCopy? Written<T>(byte[] payload, T value, long localDeadline, LocalCopy? earlier) =>
-        ImmutableTypes.Of<T>() && TryReadHeader(payload, earlier, out var valueOffset, out var epochs)
-            ? new LocalCopy(payload, valueOffset, epochs, typeof(T), value, localDeadline)
+    public static LocalCopy? Written<T>(byte[] payload, T value, long localDeadline, WrittenEpochsTable written) =>
+        ImmutableTypes.Of<T>() && TryReadHeader(payload, written, out var valueOffset, out var epochs)
+            ? new LocalCopy(payload, valueOffset, epochs, HandleOf<T>(), value, localDeadline)
             : null;
 
-    /// <summary>Where the value starts and the epochs it was written under: <paramref name="earlier"/>'s, when the header is the same.</summary>
-    private static bool TryReadHeader(byte[] payload, LocalCopy? earlier, out int valueOffset, out WrittenEpochs epochs)
+    /// <summary>Whether this copy was decoded as a <typeparamref name="T"/>.</summary>
+    public bool IsOf<T>() => _type == HandleOf<T>();
+
+    public T Read<T>(HybridSerializers serializers)
     {
-        if (earlier is not null && payload.AsSpan().StartsWith(earlier.Payload.AsSpan(0, earlier.ValueOffset)))
+        if (Value is { } value && IsOf<T>())
         {
-            (valueOffset, epochs) = (earlier.ValueOffset, earlier.Epochs);
-            return true;
+            // Exactly a T: no cast to check.
+            return typeof(T).IsValueType ? (T)value : Unsafe.As<object, T>(ref value);
         }
 
-        if (TaggedPayload.TryRead(payload, out var header) && header.AllEpoch != 0)
-        {
-            (valueOffset, epochs) = (header.ValueOffset, new WrittenEpochs(header));
-            return true;
-        }
-
-        (valueOffset, epochs) = (0, null!);
-        return false;
+        return serializers.Deserialize<T>(Serialized);
     }
 
-    public T Read<T>(HybridSerializers serializers) => Value is T value ? value : serializers.Deserialize<T>(Serialized);
+    // A handle, not a Type: in code shared by reference types, typeof(T) as an object costs a call, its handle a load.
+    private static nint HandleOf<T>() => RuntimeTypeHandle.ToIntPtr(typeof(T).TypeHandle);
+
+    /// <summary>Where the value starts and the epochs it was written under, when the payload has a HybridCache header.</summary>
+    private static bool TryReadHeader(byte[] payload, WrittenEpochsTable written, out int valueOffset, out WrittenEpochs epochs) =>
+        written.TryRead(payload, out valueOffset, out epochs) && epochs.CarriesAll;
 }

@@ -209,14 +209,7 @@ internal sealed class NearCache : IDisposable
 
         // Its time to live is counted from its arrival, so it may outlive the silo's entry by the push's transit time.
         var replacing = NearCacheEntry.Of(key, written?.Payload ?? value, update, slot, link, kept.LinkEpoch, kept.SlotEpoch, now, position);
-        if (written is not null)
-        {
-            replacing.Decoded = written;
-        }
-        else
-        {
-            replacing.Earlier = kept.Decoded;
-        }
+        replacing.Decoded = written;
 
         Keep(key, replacing);
         Metrics.Updated();

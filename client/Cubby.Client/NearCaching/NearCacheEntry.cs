@@ -57,13 +57,6 @@ internal sealed class NearCacheEntry(byte[] value, CacheEntryFlags flags, int sl
     public object? Decoded { get; set; }
 
     /// <summary>
-    /// What a layer over the client had made of the value this entry replaced (its <see cref="Decoded"/> then), from
-    /// which it may reuse what the new value shares (HybridCache: the epochs of an unchanged header); the layer clears it
-    /// once it decoded this entry's value.
-    /// </summary>
-    public object? Earlier { get; set; }
-
-    /// <summary>
     /// A value this client is writing over this entry, already decoded by the layer that wrote it: when the shard sends
     /// that value back with the change (a strict near cache takes its own writes), the entry that replaces this one keeps
     /// the writer's bytes and decoding instead of decoding what arrived again.

@@ -28,6 +28,9 @@ internal sealed class TagEpochs(CubbyClient client)
 
     public static string KeyOf(string tag) => KeyPrefix + tag;
 
+    /// <summary>The epochs entries read here were written under, one instance for each header.</summary>
+    public WrittenEpochsTable Written { get; } = new();
+
     /// <summary>The epoch of <paramref name="tagKey"/> when this process keeps it, without a call, and the entry it is in.</summary>
     public bool TryGetKept(string tagKey, out long epoch, out NearCacheEntry entry)
     {

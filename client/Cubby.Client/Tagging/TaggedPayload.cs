@@ -37,39 +37,59 @@ internal static class TaggedPayload
         }
     }
 
-    /// <summary>Reads a stored entry's header; false when the bytes do not start with one.</summary>
-    public static bool TryRead(byte[] payload, out TaggedHeader header)
+    /// <summary>Where the value starts behind a stored entry's header, reading nothing else; false when the bytes do not start with one.</summary>
+    public static bool TryMeasure(ReadOnlySpan<byte> payload, out int valueOffset)
     {
-        header = default;
-        var span = payload.AsSpan();
-        if (span.Length < FixedBytes || span[0] != Marker || span[1] != Version)
+        valueOffset = 0;
+        if (payload.Length < FixedBytes || payload[0] != Marker || payload[1] != Version)
         {
             return false;
         }
 
-        var allEpoch = BinaryPrimitives.ReadInt64LittleEndian(span[2..]);
-        var count = BinaryPrimitives.ReadUInt16LittleEndian(span[10..]);
+        var count = BinaryPrimitives.ReadUInt16LittleEndian(payload[10..]);
+        var offset = FixedBytes;
+        for (var i = 0; i < count; i++)
+        {
+            if (payload.Length - offset < sizeof(ushort))
+            {
+                return false;
+            }
+
+            var length = BinaryPrimitives.ReadUInt16LittleEndian(payload[offset..]);
+            offset += sizeof(ushort);
+            if (payload.Length - offset < length + sizeof(long))
+            {
+                return false;
+            }
+
+            offset += length + sizeof(long);
+        }
+
+        valueOffset = offset;
+        return true;
+    }
+
+    /// <summary>Reads a stored entry's header; false when the bytes do not start with one.</summary>
+    public static bool TryRead(ReadOnlySpan<byte> payload, out TaggedHeader header)
+    {
+        header = default;
+        if (!TryMeasure(payload, out var valueOffset))
+        {
+            return false;
+        }
+
+        var count = BinaryPrimitives.ReadUInt16LittleEndian(payload[10..]);
         var tags = count == 0 ? [] : new (string, long)[count];
         var offset = FixedBytes;
         for (var i = 0; i < count; i++)
         {
-            if (span.Length - offset < sizeof(ushort))
-            {
-                return false;
-            }
-
-            var length = BinaryPrimitives.ReadUInt16LittleEndian(span[offset..]);
+            var length = BinaryPrimitives.ReadUInt16LittleEndian(payload[offset..]);
             offset += sizeof(ushort);
-            if (span.Length - offset < length + sizeof(long))
-            {
-                return false;
-            }
-
-            tags[i] = (Encoding.UTF8.GetString(span.Slice(offset, length)), BinaryPrimitives.ReadInt64LittleEndian(span[(offset + length)..]));
+            tags[i] = (Encoding.UTF8.GetString(payload.Slice(offset, length)), BinaryPrimitives.ReadInt64LittleEndian(payload[(offset + length)..]));
             offset += length + sizeof(long);
         }
 
-        header = new TaggedHeader(allEpoch, tags, offset);
+        header = new TaggedHeader(BinaryPrimitives.ReadInt64LittleEndian(payload[2..]), tags, valueOffset);
         return true;
     }
 }

@@ -13,6 +13,6 @@ internal sealed class TaggedValue(byte[] value, WrittenEpochs epochs)
     public WrittenEpochs Epochs { get; } = epochs;
 
     /// <summary>The entry stored as <paramref name="stored"/>, or null when it does not start with a tag header.</summary>
-    public static TaggedValue? Of(byte[] stored) =>
-        TaggedPayload.TryRead(stored, out var header) ? new TaggedValue(stored.AsSpan(header.ValueOffset).ToArray(), new WrittenEpochs(header)) : null;
+    public static TaggedValue? Of(byte[] stored, WrittenEpochsTable written) =>
+        written.TryRead(stored, out var valueOffset, out var epochs) ? new TaggedValue(stored.AsSpan(valueOffset).ToArray(), epochs) : null;
 }

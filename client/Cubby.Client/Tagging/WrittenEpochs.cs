@@ -18,9 +18,9 @@ internal sealed class WrittenEpochs
 
     public WrittenEpochs(TaggedHeader header)
     {
-        var carriesAll = header.AllEpoch != 0;
-        _epochs = new (string, long)[header.Tags.Length + (carriesAll ? 1 : 0)];
-        if (carriesAll)
+        CarriesAll = header.AllEpoch != 0;
+        _epochs = new (string, long)[header.Tags.Length + (CarriesAll ? 1 : 0)];
+        if (CarriesAll)
         {
             _epochs[0] = (TagEpochs.AllKey, header.AllEpoch);
         }
@@ -32,6 +32,9 @@ internal sealed class WrittenEpochs
 
         _heldBy = new NearCacheEntry?[_epochs.Length];
     }
+
+    /// <summary>Whether the entry carries <c>"*"</c>, as every HybridCache entry does.</summary>
+    public bool CarriesAll { get; }
 
     /// <summary>Whether every epoch still holds; null when one of them is not kept here and must be asked for.</summary>
     public bool? IsCurrentKept(TagEpochs epochs)

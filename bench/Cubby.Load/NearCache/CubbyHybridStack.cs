@@ -36,5 +36,5 @@ internal sealed class CubbyHybridStack : ICacheStack
             ? $"local hits {fills.LocalHits}, remote hits {fills.RemoteHits}, misses {fills.Misses}, factory runs {fills.FactoryRuns}, joined waits {fills.JoinedWaits}; near cache: {near.Metrics.Hits} hits, {near.Metrics.Misses} misses, {near.Metrics.Invalidations} invalidations ({near.Metrics.Updates} carried values kept), {near.Count} entries"
             : null;
 
-    public ValueTask DisposeAsync() => _services.DisposeAsync();
+    public ValueTask DisposeAsync() => AppServices.StopAsync(_services);
 }

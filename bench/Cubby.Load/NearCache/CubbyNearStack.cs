@@ -31,5 +31,5 @@ internal sealed class CubbyNearStack : ICacheStack
             ? $"near cache: {near.Metrics.Hits} hits, {near.Metrics.Misses} misses, {near.Metrics.Invalidations} invalidations ({near.Metrics.Updates} carried values kept), {near.Count} entries"
             : null;
 
-    public ValueTask DisposeAsync() => _services.DisposeAsync();
+    public ValueTask DisposeAsync() => AppServices.StopAsync(_services);
 }

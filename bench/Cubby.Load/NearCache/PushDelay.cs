@@ -14,8 +14,10 @@ internal static class PushDelay
 {
     public static async Task<List<(double AfterAcknowledgment, double Write)>> MeasureAsync(int gatewayPort, NearCacheCoherence coherence, int rounds, CancellationToken stop = default)
     {
-        await using var readerServices = Client(gatewayPort, coherence);
-        await using var writerServices = Client(gatewayPort, coherence: null);
+        var readerServices = Client(gatewayPort, coherence);
+        await using var readerStops = AppServices.Stopping(readerServices);
+        var writerServices = Client(gatewayPort, coherence: null);
+        await using var writerStops = AppServices.Stopping(writerServices);
         var reader = (CubbyClient)readerServices.GetRequiredService<ICubbyClient>();
         var writer = writerServices.GetRequiredService<ICubbyClient>();
         var near = reader.NearCache!;

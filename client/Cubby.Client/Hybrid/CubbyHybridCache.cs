@@ -38,6 +38,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
     private readonly HybridCacheOptions _options;
     private readonly ConcurrentDictionary<string, object> _flights = new();
     private volatile bool _anyLocalOnly;
+    private CacheEntryOptions _lastStored = CacheEntryOptions.ExpiresIn(DefaultExpiration);
 
     public CubbyHybridCache(
         CubbyClient client, HybridSerializers serializers, IMemoryCache localOnly, IOptions<HybridCacheOptions> options, TimeProvider time, ILogger logger)
@@ -82,11 +83,12 @@ internal sealed partial class CubbyHybridCache : HybridCache
         var encoding = EncodeAsync(value, TagsOf(tags), cancellationToken);
         return encoding.IsCompletedSuccessfully
             ? Store(key, value, encoding.Result, options, FlagsOf(options), cancellationToken)
-            : StoreEncodedAsync(key, encoding, options, cancellationToken);
-
-        async ValueTask StoreEncodedAsync(string key, ValueTask<byte[]?> encoding, HybridCacheEntryOptions? options, CancellationToken cancellationToken) =>
-            await Store(key, value, await encoding.ConfigureAwait(false), options, FlagsOf(options), cancellationToken).ConfigureAwait(false);
+            : StoreEncodedAsync(key, value, encoding, options, cancellationToken);
     }
+
+    // A method of its own, not a local function: capturing the value would allocate a closure on every SetAsync.
+    private async ValueTask StoreEncodedAsync<T>(string key, T value, ValueTask<byte[]?> encoding, HybridCacheEntryOptions? options, CancellationToken cancellationToken) =>
+        await Store(key, value, await encoding.ConfigureAwait(false), options, FlagsOf(options), cancellationToken).ConfigureAwait(false);
 
     public override async ValueTask RemoveAsync(string key, CancellationToken cancellationToken = default)
     {
@@ -193,6 +195,22 @@ internal sealed partial class CubbyHybridCache : HybridCache
     private TimeSpan ExpirationOf(HybridCacheEntryOptions? options) =>
         options?.Expiration ?? _options.DefaultEntryOptions?.Expiration ?? DefaultExpiration;
 
+    /// <summary>
+    /// The client's options for a write under <paramref name="options"/>: the last ones made when their expiration is
+    /// the same, as it is for most writes, so a write allocates none.
+    /// </summary>
+    private CacheEntryOptions StoredFor(HybridCacheEntryOptions? options)
+    {
+        var expiration = ExpirationOf(options);
+        var last = _lastStored;
+        if (last.AbsoluteExpirationRelativeToNow != expiration)
+        {
+            _lastStored = last = CacheEntryOptions.ExpiresIn(expiration);
+        }
+
+        return last;
+    }
+
     private TimeSpan LocalExpirationOf(HybridCacheEntryOptions? options) =>
         options?.LocalCacheExpiration ?? _options.DefaultEntryOptions?.LocalCacheExpiration ?? ExpirationOf(options);
 
@@ -288,7 +306,7 @@ internal sealed partial class CubbyHybridCache : HybridCache
                 kept.Writing = LocalCopy.Written(payload, value, LocalDeadline(options), _epochs.Written);
             }
 
-            var write = _client.PutAsync(key, payload, CacheEntryOptions.ExpiresIn(ExpirationOf(options)), cancellationToken);
+            var write = _client.PutAsync(key, payload, StoredFor(options), cancellationToken);
             if (!write.IsCompletedSuccessfully)
             {
                 return new ValueTask(write.AsTask());

@@ -293,19 +293,7 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
         var changeFiles = Directory.Exists(_folder) ? ChangeFiles() : [];
         try
         {
-            foreach (var path in Directory.Exists(_folder) ? Directory.EnumerateFiles(_folder!, "shard-*" + SnapshotSuffix) : [])
-            {
-                if (SlotOf(path, "shard-", SnapshotSuffix) is not { } number || number >= catalog.SlotCount)
-                {
-                    Unreadable(path, "its name is not that of a shard of this cluster");
-                }
-                else if (ReadSnapshot(path, (int)number) is { } snapshot)
-                {
-                    var slot = (int)number;
-                    recoveries[slot] = new ShardRecovery(() => catalog.CreateDetached(slot), snapshot);
-                }
-            }
-
+            ReadSnapshots(recoveries);
             var gapped = false;
             foreach (var (_, path) in changeFiles)
             {
@@ -419,6 +407,50 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     /// Applies the records of one changes file; false when it stopped short of its end (cut by a crash, or damaged),
     /// which leaves a gap before the records of the files after it.
     /// </summary>
+    /// <summary>
+    /// Reads every shard's snapshot file into <paramref name="recoveries"/>, on every core: each file is its own shard's,
+    /// decoded into a shard of its own, as shards run side by side once serving.
+    /// </summary>
+    private void ReadSnapshots(Dictionary<int, ShardRecovery> recoveries)
+    {
+        var files = Directory.Exists(_folder) ? Directory.GetFiles(_folder!, "shard-*" + SnapshotSuffix) : [];
+        var read = new ShardRecovery?[catalog.SlotCount];
+        try
+        {
+            Parallel.ForEach(files, path =>
+            {
+                if (SlotOf(path, "shard-", SnapshotSuffix) is not { } number || number >= catalog.SlotCount)
+                {
+                    Unreadable(path, "its name is not that of a shard of this cluster");
+                }
+                else if (ReadSnapshot(path, (int)number) is { } snapshot)
+                {
+                    var slot = (int)number;
+                    var recovery = new ShardRecovery(() => catalog.CreateDetached(slot), snapshot);
+                    if (Interlocked.CompareExchange(ref read[slot], recovery, null) is not null)
+                    {
+                        recovery.Dispose();
+                        Unreadable(path, $"another file holds shard {slot} already");
+                    }
+                }
+            });
+        }
+        catch (AggregateException failures) when (failures.InnerExceptions.Count == 1)
+        {
+            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(failures.InnerExceptions[0]);
+        }
+        finally
+        {
+            for (var slot = 0; slot < read.Length; slot++)
+            {
+                if (read[slot] is { } recovery)
+                {
+                    recoveries[slot] = recovery;
+                }
+            }
+        }
+    }
+
     private bool Replay(string path, Dictionary<int, ShardRecovery> recoveries, bool gapped)
     {
         string? problem;
@@ -493,26 +525,40 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     /// </summary>
     private (int Shards, long Entries, bool Whole, List<(int Slot, Shard Copy, long Epoch, long Sequence)> Kept) Keep(Dictionary<int, ShardRecovery> recoveries)
     {
-        var (shards, entries, whole) = (0, 0L, true);
-        var kept = new List<(int Slot, Shard Copy, long Epoch, long Sequence)>();
-        foreach (var (slot, recovery) in recoveries)
+        // Each shard is finished, and written again when changed, on every core; what they did is summed after.
+        var recovered = recoveries.ToArray();
+        var outcomes = new (Shard? Shard, long Epoch, long Sequence, bool Written)[recovered.Length];
+        Parallel.For(0, recovered.Length, i =>
         {
+            var (slot, recovery) = recovered[i];
             var changed = recovery.Changed;
             var (shard, epoch, sequence) = recovery.Finish();
             if (shard is null)
             {
                 DeleteQuietly(PathOf(slot));
-                continue;
+                return;
             }
 
             var written = !changed || Write(slot, epoch, sequence, shard);
-            whole &= written;
+            replicas.KeepStored(slot, epoch, sequence, shard);
+            outcomes[i] = (shard, epoch, sequence, written);
+        });
+
+        var (shards, entries, whole) = (0, 0L, true);
+        var kept = new List<(int Slot, Shard Copy, long Epoch, long Sequence)>();
+        for (var i = 0; i < recovered.Length; i++)
+        {
+            if (outcomes[i] is not { Shard: { } shard } outcome)
+            {
+                continue;
+            }
+
+            whole &= outcome.Written;
             shards++;
             entries += shard.Count;
-            replicas.KeepStored(slot, epoch, sequence, shard);
-            if (written)
+            if (outcome.Written)
             {
-                kept.Add((slot, shard, epoch, sequence));
+                kept.Add((recovered[i].Key, shard, outcome.Epoch, outcome.Sequence));
             }
         }
 
@@ -614,7 +660,7 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
 
     private void Unreadable(string path, string problem)
     {
-        _filesUnreadable++;
+        Interlocked.Increment(ref _filesUnreadable);
         LogUnreadable(logger, path, problem);
     }
 

@@ -93,6 +93,26 @@ public sealed class PersistenceProcessTests : IDisposable
     }
 
     [Fact]
+    public async Task A_second_snapshot_file_of_one_shard_is_logged_by_name_and_the_shard_loads_once()
+    {
+        using (var first = await StartAsync())
+        {
+            await WriteAsync(first);
+            Assert.Equal(0, await first.StopAsync(StopTimeout));
+        }
+
+        // The same shard under a name without its leading zeros: the snapshots are read side by side, and one wins.
+        var slot = Shards.SlotOf("key:7");
+        var copy = Path.Combine(_folder.FullName, $"shard-{slot}.snapshot");
+        File.Copy(Path.Combine(_folder.FullName, $"shard-{slot:D4}.snapshot"), copy);
+        using var second = await StartAsync();
+        await using var client = await RespTestClient.ConnectAsync(second.RespEndPoint);
+        await AssertEveryKeyAsync(client);
+        Assert.Contains($"another file holds shard {slot} already", second.Output);
+        Assert.Contains("cubby_files_unreadable:1\r\n", (await client.CallAsync("INFO", "persistence")).AsString());
+    }
+
+    [Fact]
     public async Task A_damaged_snapshot_with_no_changes_file_left_loads_nothing_of_its_shard_while_the_others_load()
     {
         using (var first = await StartAsync())

@@ -62,8 +62,11 @@ internal sealed class ClientHistory
         }
     }
 
-    /// <summary>The accounts, read in one transaction begun at <paramref name="began"/>, held <paramref name="balances"/>.</summary>
-    public void Snapshotted(long[] balances, long began, string via) => _snapshots.Enqueue(new(balances.Sum(), balances, began, via));
+    /// <summary>
+    /// The accounts, read in one transaction begun at <paramref name="began"/> and answered at <paramref name="answered"/>,
+    /// held <paramref name="balances"/>.
+    /// </summary>
+    public void Snapshotted(long[] balances, long began, long answered, string via) => _snapshots.Enqueue(new(balances.Sum(), balances, began, answered, via));
 
     /// <summary>A watched transaction committed <paramref name="value"/> at <paramref name="acknowledged"/>.</summary>
     public void Committed(long value, long acknowledged = 0)
@@ -88,7 +91,7 @@ internal sealed record RegisterWrite(int Register, long Value, long Sent, long? 
 internal sealed record RegisterRead(int Register, long Value, long Began, long Ended, string Via);
 
 /// <summary>The accounts as one transaction read them, and their total.</summary>
-internal sealed record Snapshot(long Total, long[] Balances, long Began, string Via);
+internal sealed record Snapshot(long Total, long[] Balances, long Began, long Answered, string Via);
 
 /// <summary>
 /// A transfer of <paramref name="Amount"/> from one account to another, sent at <paramref name="Sent"/> and answered at

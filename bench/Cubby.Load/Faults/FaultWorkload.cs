@@ -304,7 +304,7 @@ internal sealed class FaultWorkload : IAsyncDisposable
                 if (await transaction.ExecuteAsync().ConfigureAwait(false))
                 {
                     var values = await Task.WhenAll(balances).ConfigureAwait(false);
-                    History.Snapshotted([.. values.Select(static value => (long)value)], began, Door(node));
+                    History.Snapshotted([.. values.Select(static value => (long)value)], began, Stopwatch.GetTimestamp(), Door(node));
                 }
             }
             catch (Exception exception) when (Failed(exception) || exception is TaskCanceledException)

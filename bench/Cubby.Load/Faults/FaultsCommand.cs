@@ -102,12 +102,12 @@ internal static class FaultsCommand
 
         foreach (var torn in report.TornSnapshots.Take(5))
         {
-            text += $"\n  torn: the accounts added up to {torn.Total} through {torn.Via} {At(torn.Began)}";
+            text += $"\n  torn: the accounts added up to {torn.Total} through {torn.Via} {At(torn.Began)}, answered {At(torn.Answered)}";
         }
 
         foreach (var (torn, before, moved, suspects) in report.TornExplained)
         {
-            text += string.Create(CultureInfo.InvariantCulture, $"\n  torn {At(torn.Began)}: [{string.Join(' ', torn.Balances)}]; the last whole one, {(before is null ? "none" : $"{At(before.Began)} through {before.Via}: [{string.Join(' ', before.Balances)}]")}; moved: accounts {string.Join(", ", moved)}");
+            text += string.Create(CultureInfo.InvariantCulture, $"\n  torn {At(torn.Began)} (answered {At(torn.Answered)}): [{string.Join(' ', torn.Balances)}]; the last whole one, {(before is null ? "none" : $"{At(before.Began)} (answered {At(before.Answered)}) through {before.Via}: [{string.Join(' ', before.Balances)}]")}; moved: accounts {string.Join(", ", moved)}");
             foreach (var transfer in suspects)
             {
                 text += string.Create(CultureInfo.InvariantCulture, $"\n    transfer {transfer.Amount} from {transfer.From} to {transfer.To} through {transfer.Via}, sent {At(transfer.Sent)}, answered {At(transfer.Answered)}: {transfer.Outcome}");

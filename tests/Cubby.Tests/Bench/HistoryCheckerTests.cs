@@ -110,8 +110,8 @@ public sealed class HistoryCheckerTests
     public void A_snapshot_or_a_final_total_off_the_accounts_starting_total_shows_a_transfer_in_part()
     {
         var history = new ClientHistory();
-        history.Snapshotted([4000, 4000], began: 10, via: "a");
-        history.Snapshotted([3995, 4000], began: 20, via: "b");
+        history.Snapshotted([4000, 4000], began: 10, answered: 11, via: "a");
+        history.Snapshotted([3995, 4000], began: 20, answered: 21, via: "b");
         history.Transferred(new Transfer(0, 1, 5, Sent: 12, Answered: 30, "TRYAGAIN the transaction was rolled back", "a"));
         history.Transferred(new Transfer(1, 0, 3, Sent: 12, Answered: 14, Transfer.Kept, "a"));
 

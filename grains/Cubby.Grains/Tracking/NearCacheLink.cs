@@ -12,12 +12,6 @@ namespace Cubby.Grains.Tracking;
 /// and the reader, told so by its next renewal, drops everything it read through this silo.
 /// </summary>
 /// <remarks>
-/// Until the reader takes a batch again, what is queued for it is one invalidation of everything it read here, and no
-/// values: it drops them all at its next renewal anyway. A reader that died without releasing its link (a killed app)
-/// so costs one small message per <see cref="ReaderLink.SendTimeout"/>, not every change of every key it once read,
-/// held by Orleans for a client it no longer hears from; and the keys it read stop tracking it at their next change.
-/// </remarks>
-/// <remarks>
 /// A reader may take small values with the changes of keys it holds (<see cref="NearCacheTerms.UpdatesUpTo"/>), and
 /// stays tracked for them. A key it no longer held when its value came (evicted there) is sent no value on its next
 /// change, only the bare invalidation that ends its tracking: a key read once is sent at most one value it did not want.
@@ -50,7 +44,6 @@ internal sealed class NearCacheLink : ReaderLink
     private int _refusedCount;
     private bool _changesWait;
     private bool _released;
-    private bool _lostSinceTaken;
 
     public NearCacheLink(ReadTracking owner, INearCacheReader reader)
     {
@@ -139,7 +132,7 @@ internal sealed class NearCacheLink : ReaderLink
             }
 
             var number = ++_posted;
-            if (_lostSinceTaken || _batches.Count >= MaxQueued)
+            if (_batches.Count >= MaxQueued)
             {
                 _batches.Replace((number, KeyInvalidation.Everything));
             }
@@ -154,12 +147,12 @@ internal sealed class NearCacheLink : ReaderLink
 
     /// <summary>
     /// Whether this change of <paramref name="key"/> goes to the reader with <paramref name="update"/>, its new entry:
-    /// there is one, the reader takes values that large, took the last batch sent, and did not refuse the key's last
-    /// value. A refusal is forgotten at the key's next change, whatever it is.
+    /// there is one, the reader takes values that large, and it did not refuse the key's last value. A refusal is
+    /// forgotten at the key's next change, whatever it is.
     /// </summary>
     public bool Takes(ReadOnlySpan<byte> key, ShardEntry? update)
     {
-        if (Volatile.Read(ref _released) || Volatile.Read(ref _lostSinceTaken))
+        if (Volatile.Read(ref _released))
         {
             return false;
         }
@@ -317,8 +310,7 @@ internal sealed class NearCacheLink : ReaderLink
 
     /// <summary>
     /// Invalidations up to <paramref name="last"/> were <paramref name="taken"/> or lost: the changes waiting for them
-    /// are answered, or left to wait for the reader's leases to end, and what waits to be sent becomes one invalidation
-    /// of everything.
+    /// are answered, or left to wait for the reader's leases to end.
     /// </summary>
     private void Settle(long last, bool taken)
     {
@@ -327,17 +319,11 @@ internal sealed class NearCacheLink : ReaderLink
             if (taken)
             {
                 Volatile.Write(ref _taken, last);
-                Volatile.Write(ref _lostSinceTaken, false);
             }
             else
             {
                 Volatile.Write(ref _lost, last);
-                Volatile.Write(ref _lostSinceTaken, true);
                 _incarnation = _owner.NewIncarnation();
-                if (_posted > last)
-                {
-                    _batches.Replace((_posted, KeyInvalidation.Everything));
-                }
             }
         }
 

@@ -177,7 +177,7 @@ public sealed class CubbyHybridCacheTests(CubbyHybridCacheTests.TwoSilos silos) 
     {
         await using var waiter = App(Cluster.Silos[1], lease: TimeSpan.FromSeconds(2));
         var start = DotnetProcess.StartInfo(
-            Path.Combine(AppContext.BaseDirectory, "Cubby.Tests.KilledApp.dll"), ["fill", $"127.0.0.1:{Cluster.Silos[0].GatewayEndPoint.Port}", "handover:killed", "2000"]);
+            Path.Combine(AppContext.BaseDirectory, "Cubby.Tests.Filler.dll"), [$"127.0.0.1:{Cluster.Silos[0].GatewayEndPoint.Port}", "handover:killed", "2000"]);
         using var filler = Process.Start(start)!;
         try
         {

@@ -212,55 +212,6 @@ public sealed class NearCacheTests
     }
 
     [Fact]
-    public async Task The_keys_a_killed_app_read_stop_tracking_it_once_a_batch_for_it_goes_unanswered()
-    {
-        await using var harness = await StartAsync();
-        var keys = Enumerable.Range(0, 20).Select(static i => $"killed:{i}").ToArray();
-        foreach (var key in keys)
-        {
-            await harness.Client.PutAsync(key, Utf8("v0"));
-        }
-
-        var before = await SiloProbe.InfoAsync(harness.Monitor, "stats", "tracking_total_keys");
-        using var app = Process.Start(DotnetProcess.StartInfo(
-            Path.Combine(AppContext.BaseDirectory, "Cubby.Tests.KilledApp.dll"), ["read", $"127.0.0.1:{harness.Silo.GatewayEndPoint.Port}", "killed:", $"{keys.Length}"]))!;
-        try
-        {
-            Assert.Equal("reading", await app.StandardOutput.ReadLineAsync().WaitAsync(TestDeadlines.Phase));
-            await Poll.UntilAsync(
-                async () => await SiloProbe.InfoAsync(harness.Monitor, "stats", "tracking_total_keys") == before + keys.Length,
-                TestDeadlines.Phase,
-                "every key to track the app's near cache");
-
-            // Killed, it never releases its link. The first batch sent to it goes unanswered; from then on it is sent no
-            // values, only one invalidation of everything, and each key drops it at its next change.
-            app.Kill(entireProcessTree: true);
-            await app.WaitForExitAsync();
-            var round = 0;
-            await Poll.UntilAsync(
-                async () =>
-                {
-                    round++;
-                    foreach (var key in keys)
-                    {
-                        await harness.Client.PutAsync(key, Utf8($"v{round}"));
-                    }
-
-                    return await SiloProbe.InfoAsync(harness.Monitor, "stats", "tracking_total_keys") == before;
-                },
-                TestDeadlines.Phase,
-                "the keys to stop tracking the killed app");
-        }
-        finally
-        {
-            if (!app.HasExited)
-            {
-                app.Kill(entireProcessTree: true);
-            }
-        }
-    }
-
-    [Fact]
     public async Task A_pushed_near_cache_drops_a_changed_value_when_the_push_arrives()
     {
         await using var harness = await ClientHarness.StartAsync(configure: static o => (o.NearCache.Enabled, o.NearCache.Coherence) = (true, NearCacheCoherence.Pushed));

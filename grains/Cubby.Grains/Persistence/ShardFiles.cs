@@ -404,10 +404,6 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
     }
 
     /// <summary>
-    /// Applies the records of one changes file; false when it stopped short of its end (cut by a crash, or damaged),
-    /// which leaves a gap before the records of the files after it.
-    /// </summary>
-    /// <summary>
     /// Reads every shard's snapshot file into <paramref name="recoveries"/>, on every core: each file is its own shard's,
     /// decoded into a shard of its own, as shards run side by side once serving.
     /// </summary>
@@ -451,6 +447,10 @@ internal sealed partial class ShardFiles(ShardCatalog catalog, ShardReplicas rep
         }
     }
 
+    /// <summary>
+    /// Applies the records of one changes file; false when it stopped short of its end (cut by a crash, or damaged),
+    /// which leaves a gap before the records of the files after it.
+    /// </summary>
     private bool Replay(string path, Dictionary<int, ShardRecovery> recoveries, bool gapped)
     {
         string? problem;
